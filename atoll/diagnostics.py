@@ -1,0 +1,145 @@
+"""Diagnostics: problems found in a spec, as data, and their rendering.
+
+Every diagnostic has a stable code from ``CODES`` (the one registry; the docs
+page of codes is generated from it), a severity, a message, a span and an
+optional hint. ``render`` turns one into the text users read.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from atoll.grammar.ast import Span
+
+# code -> (severity, title, explanation). Append only: codes are never reused.
+CODES: dict[str, tuple[str, str, str]] = {
+    "A0001": ("error", "syntax error",
+              "The text does not follow the grammar of the language at this point."),
+    "A0002": ("error", "unexpected character",
+              "A character that cannot start any token of the language, or a string left open."),
+    "A0003": ("error", "cannot read file",
+              "The spec file, a file it extends, or a data file it loads cannot be read."),
+    "A0101": ("error", "unknown name",
+              "A name is used that no declaration, parameter or local binding defines."),
+    "A0102": ("error", "duplicate definition",
+              "Two declarations of the same kind of thing share a name."),
+    "A0103": ("error", "type mismatch",
+              "An expression has a type other than the one its place requires."),
+    "A0104": ("error", "wrong number of arguments",
+              "A function, record or action is called with more or fewer arguments than it takes."),
+    "A0105": ("error", "unknown field",
+              "A record has no field of this name."),
+    "A0106": ("error", "not assignable",
+              "Only state variables (and their entries) can be assigned in effects."),
+    "A0107": ("error", "misplaced statement",
+              "A statement is used where it has no meaning, such as `end phase` in setup."),
+    "A0108": ("error", "bad metadata",
+              "The game block lacks a required entry or has one of the wrong kind."),
+    "A0201": ("error", "unreachable phase",
+              "A phase is declared but no stage of the flow ever enters it, so its actions can never be taken."),
+    "A0202": ("error", "phase without a way out",
+              "A decision phase has no `done when`, no `end phase` in any action, and is not automatic: it could never end."),
+    "A0203": ("warning", "unused option",
+              "An option or house rule is declared but no rule reads it, so choosing it changes nothing."),
+    "A0204": ("error", "missing declaration",
+              "A spec needs a game block and a flow."),
+    "A0301": ("error", "bad data file",
+              "A data file cannot be read as JSON or does not match its declared type."),
+    "A0302": ("error", "bad option value",
+              "An option given on load is unknown or has a value of the wrong type."),
+    "A0303": ("error", "requirement not met",
+              "A `require` declaration is false for the chosen player count and options."),
+    "A0304": ("error", "evaluation error",
+              "Evaluating a constant or rule failed (for example a map has no entry for a key)."),
+    "A0401": ("error", "bad variant",
+              "A variant's `override` names nothing in the base game, or it extends a file that is not a game."),
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Optional[Span] = None
+    hint: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def severity(self) -> str:
+        return CODES[self.code][0]
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code, "severity": self.severity, "message": self.message,
+            "file": self.span.file if self.span else None,
+            "line": self.span.line if self.span else None,
+            "column": self.span.column if self.span else None,
+            "hint": self.hint or None, "notes": list(self.notes),
+        }
+
+
+class SpecError(Exception):
+    """Raised by ``atoll.load`` when a spec has errors; carries all of them."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], sources: Optional[dict] = None):
+        self.diagnostics = list(diagnostics)
+        self.sources = sources or {}
+        super().__init__(render_all(self.diagnostics, self.sources))
+
+
+@dataclass
+class Reporter:
+    """Collects the diagnostics of one phase of the pipeline."""
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "",
+            notes: tuple[str, ...] = ()) -> None:
+        assert code in CODES, code
+        self.items.append(Diagnostic(code, message, span, hint, notes))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """A hint naming the closest candidate by edit distance, or ''."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else ""
+
+
+def render(d: Diagnostic, sources: Optional[dict] = None) -> str:
+    """Text for one diagnostic: header, location, source line with a caret, hint."""
+    sources = sources or {}
+    out = [f"{d.severity}[{d.code}]: {d.message}"]
+    if d.span is not None:
+        out.append(f"  --> {d.span.file}:{d.span.line}:{d.span.column}")
+        text = sources.get(d.span.file)
+        if text is not None:
+            lines = text.splitlines()
+            if 1 <= d.span.line <= len(lines):
+                src = lines[d.span.line - 1]
+                gutter = str(d.span.line)
+                pad = " " * len(gutter)
+                width = 1
+                if d.span.end_line == d.span.line and d.span.end_column > d.span.column:
+                    width = d.span.end_column - d.span.column
+                width = max(1, min(width, len(src) - d.span.column + 1))
+                out.append(f"{pad} |")
+                out.append(f"{gutter} | {src}")
+                out.append(f"{pad} | {' ' * (d.span.column - 1)}{'^' * width}")
+    for n in d.notes:
+        out.append(f"  = note: {n}")
+    if d.hint:
+        out.append(f"  = help: {d.hint}")
+    return "\n".join(out)
+
+
+def render_all(diags: Iterable[Diagnostic], sources: Optional[dict] = None) -> str:
+    return "\n\n".join(render(d, sources) for d in diags)
+
+
+def to_json(diags: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in diags], indent=2)

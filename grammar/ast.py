@@ -1,0 +1,539 @@
+"""The typed AST of an Atoll spec.
+
+Every node is a frozen dataclass with a ``span`` that equality ignores, so
+two parses of the same text at different places compare equal. Unions are
+closed: ``Expr``, ``Stmt`` and ``Item`` list every node a field may hold.
+``to_data`` dumps any node to plain JSON-able data (used by golden tests).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Optional, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source range: 1-based line and column of its start and end."""
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NO_SPAN = Span("<none>", 1, 1, 1, 1)
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- notes and types
+
+@dataclass(frozen=True)
+class Notes:
+    summary: str = ""
+    cites: tuple[str, ...] = ()
+    assumption: str = ""
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    name: str
+    args: tuple["TypeRef", ...] = ()
+    span: Span = _span()
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.name
+        return f"{self.name}[{', '.join(map(str, self.args))}]"
+
+
+# ---------------------------------------------------------------- expressions
+
+@dataclass(frozen=True)
+class IntLit:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StrLit:
+    value: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IfExpr:
+    cond: "Expr"
+    then: "Expr"
+    else_: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """``op`` is one of: or and == != < <= > >= + - * / % in notin."""
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FieldAccess:
+    obj: "Expr"
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    obj: "Expr"
+    key: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class NamedArg:
+    name: str
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple["Expr", ...]
+    named: tuple[NamedArg, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CompFor:
+    var: str
+    iter: "Expr"
+    conds: tuple["Expr", ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """``func(elem for x in xs if c ...)``: sum, count, min, max, all, any, ..."""
+    func: str
+    elem: "Expr"
+    fors: tuple[CompFor, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ListLit:
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetLit:
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MapLit:
+    keys: tuple["Expr", ...]
+    values: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Comprehension:
+    """``kind`` is list, set or map; ``key`` is set for maps only."""
+    kind: str
+    elem: "Expr"
+    fors: tuple[CompFor, ...]
+    key: Optional["Expr"] = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MatchArm:
+    pattern: Union[int, str, None]   # int literal, enum member name, None for _
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Match:
+    subject: "Expr"
+    arms: tuple[MatchArm, ...]
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, StrLit, Name, IfExpr, BinOp, Not, Neg, FieldAccess,
+             Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match]
+
+
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True)
+class LValue:
+    name: str
+    indices: tuple[Expr, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: LValue
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let:
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple["Stmt", ...]
+    else_: tuple["Stmt", ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For:
+    var: str
+    iter: Expr
+    body: tuple["Stmt", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Chance: take one item at random from a bag and bind it to ``name``."""
+    name: str
+    source: LValue
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Chance: move ``count`` random items (fewer if it runs out) from a bag to a list."""
+    count: Expr
+    source: LValue
+    dest: LValue
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class End:
+    what: str   # "phase" or "turn"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Win:
+    players: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Tie:
+    span: Span = _span()
+
+
+Stmt = Union[Assign, Let, If, For, Draw, Deal, End, Win, Tie]
+
+
+# ---------------------------------------------------------------- declarations
+
+@dataclass(frozen=True)
+class MetaEntry:
+    key: str
+    value: Union[str, int, tuple[int, int]]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class GameDecl:
+    name: str
+    meta: tuple[MetaEntry, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExtendsDecl:
+    path: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OverrideDecl:
+    """In a variant: the next declaration of ``name`` replaces the base one."""
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EnumDecl:
+    name: str
+    members: tuple[str, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FieldDecl:
+    name: str
+    type: TypeRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RecordDecl:
+    name: str
+    fields: tuple[FieldDecl, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DataDecl:
+    name: str
+    type: TypeRef
+    path: str
+    key: Optional[str] = None
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OptionDecl:
+    kind: str   # "option" or "house" (a rulebook gap given a default)
+    name: str
+    type: TypeRef
+    default: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RequireDecl:
+    cond: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl:
+    name: str
+    type: TypeRef
+    value: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: TypeRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DefDecl:
+    name: str
+    params: tuple[Param, ...]
+    type: TypeRef
+    body: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TeamsDecl:
+    value: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    scope: str   # "global", "player" or "phase"
+    name: str
+    type: TypeRef
+    init: Expr
+    visibility: str = "all"
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StateDecl:
+    vars: tuple[VarDecl, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetupDecl:
+    body: tuple[Stmt, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str   # "turns" or "simultaneous"
+    players: Expr
+    phases: tuple[str, ...]
+    phase_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RoundDecl:
+    cond: Optional[Expr]
+    stages: tuple[Stage, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FlowDecl:
+    rounds: tuple[RoundDecl, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActionParam:
+    name: str
+    type: TypeRef
+    domain: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Guard:
+    kind: str   # "when" (checked before) or "ensures" (checked on the result)
+    cond: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActionDecl:
+    name: str
+    params: tuple[ActionParam, ...]
+    guards: tuple[Guard, ...]
+    body: tuple[Stmt, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhaseDecl:
+    name: str
+    vars: tuple[VarDecl, ...]
+    actions: tuple[ActionDecl, ...]
+    enter: tuple[Stmt, ...] = ()
+    auto: tuple[Stmt, ...] = ()
+    done: Optional[Expr] = None
+    repeat: Optional[Expr] = None
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeWin:
+    players: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeTie:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeRank:
+    var: str
+    keys: tuple[Expr, ...]
+    tie: str = "tie"   # "tie" (nobody wins) or "shared" (all leaders win)
+    span: Span = _span()
+
+
+Outcome = Union[OutcomeWin, OutcomeTie, OutcomeRank]
+
+
+@dataclass(frozen=True)
+class EndingDecl:
+    name: str
+    time: str   # "immediately", "after_turn", "after_round"
+    cond: Expr
+    outcome: Outcome
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ScoreDecl:
+    var: str
+    value: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+Item = Union[GameDecl, ExtendsDecl, OverrideDecl, EnumDecl, RecordDecl, DataDecl,
+             OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
+             SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl]
+
+
+@dataclass(frozen=True)
+class Spec:
+    file: str
+    items: tuple[Item, ...]
+
+
+def to_data(node):
+    """Dump an AST (or any part of it) to JSON-able data, without spans."""
+    if is_dataclass(node):
+        out = {"node": type(node).__name__}
+        for f in fields(node):
+            if f.name == "span" or f.name == "phase_spans":
+                continue
+            out[f.name] = to_data(getattr(node, f.name))
+        return out
+    if isinstance(node, (tuple, list)):
+        return [to_data(x) for x in node]
+    return node
