@@ -1,0 +1,599 @@
+"""Static checks: names (with did-you-mean), types and arity.
+
+``check_types`` walks every expression and statement once, records the type
+of each expression and what each name denotes in the program's side tables,
+and reports every problem it finds (it never stops at the first one).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from atoll.compiler import stdlib
+from atoll.compiler import types as T
+from atoll.compiler.symbols import Program
+from atoll.diagnostics import Reporter, did_you_mean
+from atoll.grammar import ast as A
+
+BASE_TYPES = {"int": T.INT, "bool": T.BOOL, "str": T.STR, "Player": T.INT, "Pos": T.POS}
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """Where an expression stands: what it may read."""
+    where: str                      # e.g. "constant `victory`", for messages
+    state: bool = True              # may read the state
+    me: bool = False                # inside a phase or action
+    phase: Optional[str] = None     # phase variables visible
+    locals: dict = field(default_factory=dict)
+
+    def bind(self, name: str, t) -> "Ctx":
+        return replace(self, locals={**self.locals, name: t})
+
+
+class Checker:
+    def __init__(self, prog: Program, rep: Reporter):
+        self.p = prog
+        self.rep = rep
+
+    # ------------------------------------------------------------ types
+    def resolve(self, tr: A.TypeRef):
+        if tr.name in T.GENERIC_ARITY:
+            n = T.GENERIC_ARITY[tr.name]
+            if len(tr.args) != n:
+                self.rep.add("A0104", f"`{tr.name}` takes {n} type argument{'s' * (n > 1)}",
+                             tr.span, f"write `{tr.name}[{', '.join(['T'] * n)}]`")
+                return T.UNKNOWN
+            return (tr.name,) + tuple(self.resolve(a) for a in tr.args)
+        if tr.args:
+            self.rep.add("A0104", f"type `{tr.name}` takes no type arguments", tr.span)
+        if tr.name in BASE_TYPES:
+            return BASE_TYPES[tr.name]
+        if tr.name in self.p.enums:
+            return ("enum", tr.name)
+        if tr.name in self.p.records:
+            return ("record", tr.name)
+        names = list(BASE_TYPES) + list(T.GENERIC_ARITY) + list(self.p.enums) + list(self.p.records)
+        self.rep.add("A0101", f"unknown type `{tr.name}`", tr.span, did_you_mean(tr.name, names))
+        return T.UNKNOWN
+
+    def record_fields(self, name: str) -> list[tuple[str, object]]:
+        if name == "Pos":
+            return [("x", T.INT), ("y", T.INT)]
+        rec = self.p.records.get(name)
+        return [(f.name, self.resolve(f.type)) for f in rec.fields] if rec else []
+
+    def expect(self, want, got, span, what: str) -> None:
+        if not T.compatible(want, got):
+            self.rep.add("A0103", f"{what} must be {T.show(want)}, but this is {T.show(got)}", span)
+
+    # ------------------------------------------------------------ names
+    def visible_names(self, ctx: Ctx) -> list[str]:
+        names = list(ctx.locals) + list(self.p.consts) + list(self.p.options) + \
+            list(self.p.data) + list(self.p.members) + list(stdlib.BUILTIN_VALUES)
+        if ctx.state:
+            names += list(self.p.state)
+        if ctx.phase:
+            names += [v.name for v in self.p.phases[ctx.phase].vars]
+        if ctx.me:
+            names.append("me")
+        return names
+
+    def name(self, e: A.Name, ctx: Ctx):
+        n = e.name
+        p = self.p
+        if n in ctx.locals:
+            self.p.refs[id(e)] = ("local", n)
+            return ctx.locals[n]
+        if ctx.phase and p.phase_var(ctx.phase, n):
+            self.p.refs[id(e)] = ("phase", ctx.phase, n)
+            return self.resolve(p.phase_var(ctx.phase, n).type)
+        if n in p.state:
+            if not ctx.state:
+                self.rep.add("A0101", f"the {ctx.where} cannot read the state variable `{n}`",
+                             e.span, "constants, options and requirements are fixed before the game "
+                             "starts; use a `def` to compute from the state")
+                return T.UNKNOWN
+            v = p.state[n]
+            self.p.refs[id(e)] = ("state", n)
+            t = self.resolve(v.type)
+            return ("player", t) if v.scope == "player" else t
+        for table, kind in ((p.consts, "const"), (p.options, "option"), (p.data, "data")):
+            if n in table:
+                self.p.refs[id(e)] = (kind, n)
+                self.p.used.add(n)
+                return self.resolve(table[n].type)
+        if n in p.members:
+            self.p.refs[id(e)] = ("member", p.members[n], n)
+            return ("enum", p.members[n])
+        if n in stdlib.BUILTIN_VALUES:
+            self.p.refs[id(e)] = ("builtin", n)
+            return stdlib.BUILTIN_VALUES[n][0]
+        if n == "me":
+            if ctx.me:
+                self.p.refs[id(e)] = ("me",)
+                return T.INT
+            self.rep.add("A0101", f"`me` is not defined in the {ctx.where}", e.span,
+                         "`me` is the player whose turn it is: it exists inside phases and "
+                         "actions; give a `def` a `p: Player` parameter instead")
+            return T.UNKNOWN
+        if n in p.actions and ctx.me:
+            self.rep.add("A0103", f"action `{n}` is not a value", e.span,
+                         f"to ask whether it can be taken, write `can({n})`")
+            return T.UNKNOWN
+        hint = did_you_mean(n, self.visible_names(ctx))
+        if not hint and ctx.phase is None:
+            for ph in p.phases.values():
+                if any(v.name == n for v in ph.vars):
+                    hint = f"`{n}` is a variable of phase `{ph.name}` and exists only there"
+        self.rep.add("A0101", f"unknown name `{n}`", e.span, hint)
+        return T.UNKNOWN
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, ctx: Ctx):
+        t = self._expr(e, ctx)
+        self.p.types[id(e)] = t
+        return t
+
+    def _expr(self, e, ctx: Ctx):
+        if isinstance(e, A.IntLit):
+            return T.INT
+        if isinstance(e, A.BoolLit):
+            return T.BOOL
+        if isinstance(e, A.StrLit):
+            return T.STR
+        if isinstance(e, A.Name):
+            t = self.name(e, ctx)
+            if isinstance(t, tuple) and t[0] == "player":
+                return t
+            return t
+        if isinstance(e, A.IfExpr):
+            self.expect(T.BOOL, self.expr(e.cond, ctx), e.cond.span, "a condition")
+            a, b = self.expr(e.then, ctx), self.expr(e.else_, ctx)
+            if not (T.compatible(a, b) or T.compatible(b, a)):
+                self.rep.add("A0103", f"the two branches differ: {T.show(a)} and {T.show(b)}", e.span)
+            return T.join(a, b)
+        if isinstance(e, A.Not):
+            self.expect(T.BOOL, self.expr(e.operand, ctx), e.operand.span, "the operand of `not`")
+            return T.BOOL
+        if isinstance(e, A.Neg):
+            self.expect(T.INT, self.expr(e.operand, ctx), e.operand.span, "the operand of `-`")
+            return T.INT
+        if isinstance(e, A.BinOp):
+            return self.binop(e, ctx)
+        if isinstance(e, A.FieldAccess):
+            t = self.expr(e.obj, ctx)
+            if t == T.UNKNOWN:
+                return T.UNKNOWN
+            if not (isinstance(t, tuple) and t[0] == "record"):
+                self.rep.add("A0105", f"{T.show(t)} has no fields", e.span)
+                return T.UNKNOWN
+            fields_ = dict(self.record_fields(t[1]))
+            if e.name not in fields_:
+                self.rep.add("A0105", f"{t[1]} has no field `{e.name}`", e.span,
+                             did_you_mean(e.name, fields_))
+                return T.UNKNOWN
+            return fields_[e.name]
+        if isinstance(e, A.Index):
+            return self.index(e, ctx)
+        if isinstance(e, A.Call):
+            return self.call(e, ctx)
+        if isinstance(e, A.Aggregate):
+            return self.aggregate(e, ctx)
+        if isinstance(e, A.ListLit):
+            return ("list", self.items(e.items, ctx))
+        if isinstance(e, A.SetLit):
+            return ("set", self.items(e.items, ctx))
+        if isinstance(e, A.MapLit):
+            return ("map", self.items(e.keys, ctx), self.items(e.values, ctx))
+        if isinstance(e, A.Comprehension):
+            inner = self.fors(e.fors, ctx)
+            elem = self.expr(e.elem, inner)
+            if e.kind == "map":
+                return ("map", self.expr(e.key, inner), elem)
+            return (e.kind, elem)
+        if isinstance(e, A.Match):
+            return self.match(e, ctx)
+        raise AssertionError(f"unhandled expression {type(e).__name__}")  # pragma: no cover
+
+    def items(self, items, ctx):
+        t = T.UNKNOWN
+        for it in items:
+            u = self.expr(it, ctx)
+            if not (T.compatible(t, u) or T.compatible(u, t)):
+                self.rep.add("A0103", f"items of one collection must have one type: "
+                             f"{T.show(t)} and {T.show(u)}", it.span)
+            t = T.join(t, u)
+        return t
+
+    def binop(self, e: A.BinOp, ctx: Ctx):
+        a, b = self.expr(e.left, ctx), self.expr(e.right, ctx)
+        op = e.op
+        if op in ("and", "or"):
+            self.expect(T.BOOL, a, e.left.span, f"the left side of `{op}`")
+            self.expect(T.BOOL, b, e.right.span, f"the right side of `{op}`")
+            return T.BOOL
+        if op in ("==", "!="):
+            if not (T.compatible(a, b) or T.compatible(b, a)):
+                self.rep.add("A0103", f"cannot compare {T.show(a)} with {T.show(b)}", e.span)
+            return T.BOOL
+        if op in ("<", "<=", ">", ">="):
+            self.expect(T.INT, a, e.left.span, f"the left side of `{op}`")
+            self.expect(T.INT, b, e.right.span, f"the right side of `{op}`")
+            return T.BOOL
+        if op in ("in", "notin"):
+            if b != T.UNKNOWN and not T.is_collection(b):
+                self.rep.add("A0103", f"`in` needs a collection on its right, not {T.show(b)}",
+                             e.right.span)
+            elif not T.compatible(T.element(b), a):
+                self.rep.add("A0103", f"{T.show(a)} cannot be in a {T.show(b)}", e.span)
+            return T.BOOL
+        if op in ("+", "-"):
+            if a == T.INT or b == T.INT or (a == T.UNKNOWN and b == T.UNKNOWN):
+                self.expect(T.INT, a, e.left.span, f"the left side of `{op}`")
+                self.expect(T.INT, b, e.right.span, f"the right side of `{op}`")
+                return T.INT
+            if isinstance(a, tuple) and a[0] in ("list", "set", "bag") and T.compatible(a, b):
+                if op == "-" and a[0] == "list":
+                    self.rep.add("A0103", "`-` on lists is not defined", e.span,
+                                 "use `without(xs, ys)` or `remove(xs, x)`")
+                return T.join(a, b)
+            self.rep.add("A0103", f"`{op}` is not defined for {T.show(a)} and {T.show(b)}", e.span,
+                         "`+` adds ints and joins two lists, sets or bags of one type")
+            return T.UNKNOWN
+        if op in ("*", "/", "%"):
+            self.expect(T.INT, a, e.left.span, f"the left side of `{op}`")
+            self.expect(T.INT, b, e.right.span, f"the right side of `{op}`")
+            return T.INT
+        raise AssertionError(op)  # pragma: no cover
+
+    def index(self, e: A.Index, ctx: Ctx):
+        t = self.expr(e.obj, ctx)
+        k = self.expr(e.key, ctx)
+        if t == T.UNKNOWN:
+            return T.UNKNOWN
+        if isinstance(t, tuple) and t[0] == "player":
+            self.expect(T.INT, k, e.key.span, "a per-player variable's index (a player)")
+            return t[1]
+        if isinstance(t, tuple) and t[0] == "list":
+            self.expect(T.INT, k, e.key.span, "a list index")
+            return t[1]
+        if isinstance(t, tuple) and t[0] == "map":
+            self.expect(t[1], k, e.key.span, "this map's key")
+            return t[2]
+        self.rep.add("A0103", f"{T.show(t)} cannot be indexed", e.span,
+                     "lists take an int, maps a key, per-player variables a player")
+        return T.UNKNOWN
+
+    def fors(self, fors, ctx: Ctx) -> Ctx:
+        for f in fors:
+            it = self.expr(f.iter, ctx)
+            if it != T.UNKNOWN and not T.is_collection(it):
+                self.rep.add("A0103", f"cannot iterate over {T.show(it)}", f.iter.span,
+                             "iterate over a list, set, bag or map (its keys)")
+            ctx = ctx.bind(f.var, T.element(it))
+            for c in f.conds:
+                self.expect(T.BOOL, self.expr(c, ctx), c.span, "a filter")
+        return ctx
+
+    def aggregate(self, e: A.Aggregate, ctx: Ctx):
+        if e.func not in stdlib.AGGREGATES:
+            self.rep.add("A0101", f"`{e.func}` is not an aggregate", e.span,
+                         did_you_mean(e.func, stdlib.AGGREGATES) or
+                         "aggregates are " + ", ".join(stdlib.AGGREGATES))
+            return T.UNKNOWN
+        need, result, _ = stdlib.AGGREGATES[e.func]
+        inner = self.fors(e.fors, ctx)
+        t = self.expr(e.elem, inner)
+        if need:
+            self.expect(need, t, e.elem.span, f"what `{e.func}` adds up")
+        return result
+
+    def match(self, e: A.Match, ctx: Ctx):
+        s = self.expr(e.subject, ctx)
+        result = T.UNKNOWN
+        seen_default = False
+        for arm in e.arms:
+            if arm.pattern is None:
+                seen_default = True
+            elif isinstance(arm.pattern, int):
+                self.expect(s, T.INT, arm.span, "a pattern of this match")
+            else:
+                if arm.pattern not in self.p.members:
+                    self.rep.add("A0101", f"unknown enum member `{arm.pattern}`", arm.span,
+                                 did_you_mean(arm.pattern, self.p.members))
+                else:
+                    self.expect(s, ("enum", self.p.members[arm.pattern]), arm.span,
+                                "a pattern of this match")
+            t = self.expr(arm.value, ctx)
+            if not (T.compatible(result, t) or T.compatible(t, result)):
+                self.rep.add("A0103", f"match arms differ: {T.show(result)} and {T.show(t)}",
+                             arm.value.span)
+            result = T.join(result, t)
+        if not seen_default:
+            if isinstance(s, tuple) and s[0] == "enum":
+                missing = [m for m in self.p.enums[s[1]].members
+                           if m not in [a.pattern for a in e.arms]]
+                if missing:
+                    self.rep.add("A0103", f"this match misses {', '.join(missing)}", e.span,
+                                 "cover every member or add `_ => ...`")
+            elif s != T.UNKNOWN:
+                self.rep.add("A0103", "a match on an int needs a last arm `_ => ...`", e.span,
+                             "expressions are total: every value needs an answer")
+        return result
+
+    def call(self, e: A.Call, ctx: Ctx):
+        f = e.func
+        p = self.p
+        if f == "can":
+            if not ctx.me:
+                self.rep.add("A0107", f"`can` is only meaningful in phases, not in the {ctx.where}",
+                             e.span)
+                return T.BOOL
+            if len(e.args) != 1 or not isinstance(e.args[0], A.Name) or e.named:
+                self.rep.add("A0104", "`can` takes the name of one action", e.span)
+                return T.BOOL
+            a = e.args[0].name
+            if a not in p.actions:
+                self.rep.add("A0101", f"unknown action `{a}`", e.args[0].span,
+                             did_you_mean(a, p.actions))
+            self.p.refs[id(e)] = ("can", a)
+            return T.BOOL
+        if f == "team_of":
+            if len(e.args) != 1 or e.named:
+                self.rep.add("A0104", "`team_of` takes one player", e.span)
+                return ("list", T.INT)
+            self.expect(T.INT, self.expr(e.args[0], ctx), e.args[0].span, "the player")
+            self.p.refs[id(e)] = ("team_of",)
+            return ("list", T.INT)
+        if f in p.records or f == "Pos":
+            return self.construct(e, ctx)
+        if e.named:
+            self.rep.add("A0104", "named arguments build records only", e.named[0].span)
+        args = [self.expr(a, ctx) for a in e.args]
+        if f in p.defs:
+            d = p.defs[f]
+            p.used.add(f)
+            self.p.refs[id(e)] = ("def", f)
+            if len(args) != len(d.params):
+                self.rep.add("A0104", f"`{f}` takes {len(d.params)} argument"
+                             f"{'s' * (len(d.params) != 1)}, not {len(args)}", e.span,
+                             f"it is declared at {d.span}")
+            for a, par, arg in zip(args, d.params, e.args):
+                self.expect(self.resolve(par.type), a, arg.span, f"argument `{par.name}` of `{f}`")
+            return self.resolve(d.type)
+        if f in stdlib.FUNCTIONS:
+            self.p.refs[id(e)] = ("stdlib", f)
+            result, err = stdlib.FUNCTIONS[f][1](args)
+            if err:
+                code = "A0104" if "argument" in err and "must" not in err else "A0103"
+                self.rep.add(code, f"`{f}` {err}", e.span, stdlib.FUNCTIONS[f][2])
+            return result
+        if f in stdlib.AGGREGATES:
+            self.rep.add("A0103", f"`{f}` is an aggregate: write `{f}(e for x in xs)`", e.span,
+                         "for two ints use `min2(a, b)` or `max2(a, b)`" if f in ("min", "max") else "")
+            return T.UNKNOWN
+        names = list(p.defs) + list(stdlib.FUNCTIONS) + list(p.records) + ["can", "team_of"]
+        self.rep.add("A0101", f"unknown function `{f}`", e.span, did_you_mean(f, names))
+        return T.UNKNOWN
+
+    def construct(self, e: A.Call, ctx: Ctx):
+        fields_ = self.record_fields(e.func)
+        self.p.refs[id(e)] = ("record", e.func)
+        if e.args and e.named:
+            self.rep.add("A0104", "give a record's fields either all by position or all by name",
+                         e.span)
+        if e.named:
+            given = {n.name: n for n in e.named}
+            for n in e.named:
+                if n.name not in dict(fields_):
+                    self.rep.add("A0105", f"{e.func} has no field `{n.name}`", n.span,
+                                 did_you_mean(n.name, dict(fields_)))
+            for fname, ft in fields_:
+                if fname not in given:
+                    self.rep.add("A0104", f"field `{fname}` of {e.func} is missing", e.span)
+                else:
+                    self.expect(ft, self.expr(given[fname].value, ctx), given[fname].span,
+                                f"field `{fname}`")
+        else:
+            if len(e.args) != len(fields_):
+                self.rep.add("A0104", f"{e.func} has {len(fields_)} fields, not {len(e.args)}",
+                             e.span)
+            for (fname, ft), a in zip(fields_, e.args):
+                self.expect(ft, self.expr(a, ctx), a.span, f"field `{fname}`")
+        return ("record", e.func)
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts, ctx: Ctx, where: str) -> None:
+        for s in stmts:
+            ctx = self.stmt(s, ctx, where)
+
+    def lvalue(self, lv: A.LValue, ctx: Ctx):
+        """Type of an assignable place (recorded for the lowering), or report why it is not one."""
+        t = self._lvalue(lv, ctx)
+        self.p.types[id(lv)] = t
+        return t
+
+    def _lvalue(self, lv: A.LValue, ctx: Ctx):
+        n = lv.name
+        if ctx.phase and self.p.phase_var(ctx.phase, n):
+            t = self.resolve(self.p.phase_var(ctx.phase, n).type)
+        elif n in self.p.state:
+            v = self.p.state[n]
+            t = self.resolve(v.type)
+            if v.scope == "player":
+                if not lv.indices:
+                    self.rep.add("A0106", f"`{n}` holds one value per player: index it", lv.span,
+                                 f"write `{n}[me] = ...` or `{n}[p] = ...`")
+                    return T.UNKNOWN
+                self.expect(T.INT, self.expr(lv.indices[0], ctx), lv.indices[0].span, "a player")
+                return self._index_chain(t, lv.indices[1:], lv, ctx)
+        else:
+            if n in ctx.locals or n in self.p.consts or n in self.p.options or n in self.p.data:
+                self.rep.add("A0106", f"`{n}` cannot be assigned", lv.span,
+                             "only state variables change during the game")
+            else:
+                self.rep.add("A0101", f"unknown state variable `{n}`", lv.span,
+                             did_you_mean(n, list(self.p.state) + (
+                                 [v.name for v in self.p.phases[ctx.phase].vars] if ctx.phase else [])))
+            return T.UNKNOWN
+        return self._index_chain(t, lv.indices, lv, ctx)
+
+    def _index_chain(self, t, indices, lv, ctx):
+        for i in indices:
+            k = self.expr(i, ctx)
+            if isinstance(t, tuple) and t[0] == "map":
+                self.expect(t[1], k, i.span, "this map's key")
+                t = t[2]
+            elif isinstance(t, tuple) and t[0] == "list":
+                self.expect(T.INT, k, i.span, "a list index")
+                t = t[1]
+            elif t != T.UNKNOWN:
+                self.rep.add("A0106", f"cannot assign into {T.show(t)}", lv.span)
+                return T.UNKNOWN
+        return t
+
+    def stmt(self, s, ctx: Ctx, where: str) -> Ctx:
+        if isinstance(s, A.Assign):
+            t = self.lvalue(s.target, ctx)
+            self.expect(t, self.expr(s.value, ctx), s.value.span, f"the value of `{s.target.name}`")
+            return ctx
+        if isinstance(s, A.Let):
+            return ctx.bind(s.name, self.expr(s.value, ctx))
+        if isinstance(s, A.If):
+            self.expect(T.BOOL, self.expr(s.cond, ctx), s.cond.span, "a condition")
+            self.block(s.then, ctx, where)
+            self.block(s.else_, ctx, where)
+            return ctx
+        if isinstance(s, A.For):
+            it = self.expr(s.iter, ctx)
+            if it != T.UNKNOWN and not T.is_collection(it):
+                self.rep.add("A0103", f"cannot iterate over {T.show(it)}", s.iter.span)
+            self.block(s.body, ctx.bind(s.var, T.element(it)), where)
+            return ctx
+        if isinstance(s, A.Draw):
+            src = self.lvalue(s.source, ctx)
+            if src != T.UNKNOWN and not (isinstance(src, tuple) and src[0] == "bag"):
+                self.rep.add("A0103", f"draw takes from a bag, and this is {T.show(src)}",
+                             s.source.span, "declare the pile as `bag[...]`: drawing is chance")
+            return ctx.bind(s.name, T.element(src))
+        if isinstance(s, A.Deal):
+            self.expect(T.INT, self.expr(s.count, ctx), s.count.span, "the number of items dealt")
+            src = self.lvalue(s.source, ctx)
+            if src != T.UNKNOWN and not (isinstance(src, tuple) and src[0] == "bag"):
+                self.rep.add("A0103", f"deal takes from a bag, and this is {T.show(src)}",
+                             s.source.span)
+            dst = self.lvalue(s.dest, ctx)
+            if dst != T.UNKNOWN and not (isinstance(dst, tuple) and dst[0] in ("list", "bag")):
+                self.rep.add("A0103", f"deal puts into a list or a bag, not {T.show(dst)}",
+                             s.dest.span)
+            elif dst != T.UNKNOWN and not T.compatible(T.element(dst), T.element(src)):
+                self.rep.add("A0103", f"cannot deal {T.show(T.element(src))} into "
+                             f"{T.show(dst)}", s.dest.span)
+            return ctx
+        if isinstance(s, A.End):
+            if where not in ("action",):
+                self.rep.add("A0107", f"`end {s.what}` has no meaning in {where}", s.span,
+                             "it ends the current phase or turn from inside an action")
+            return ctx
+        if isinstance(s, A.Win):
+            t = self.expr(s.players, ctx)
+            self.expect(("list", T.INT), t, s.players.span, "the winners")
+            return ctx
+        if isinstance(s, A.Tie):
+            return ctx
+        raise AssertionError(type(s).__name__)  # pragma: no cover
+
+
+def check_types(prog: Program, rep: Reporter) -> None:
+    """Type-check every declaration of the program."""
+    c = Checker(prog, rep)
+    static = dict(state=False)
+    for rec in prog.records.values():
+        for f in rec.fields:
+            c.resolve(f.type)
+    for d in prog.data.values():
+        c.resolve(d.type)
+    for o in prog.options.values():
+        want = c.resolve(o.type)
+        c.expect(want, c.expr(o.default, Ctx(f"option `{o.name}`", **static)), o.default.span,
+                 f"the default of `{o.name}`")
+        if not (want in (T.INT, T.BOOL) or (isinstance(want, tuple) and want[0] == "enum")
+                or want == T.UNKNOWN):
+            rep.add("A0103", f"option `{o.name}` must be an int, a bool or an enum", o.type.span)
+    for r in prog.requires:
+        c.expect(T.BOOL, c.expr(r.cond, Ctx("requirement", **static)), r.cond.span, "a requirement")
+    for k in prog.consts.values():
+        c.expect(c.resolve(k.type), c.expr(k.value, Ctx(f"constant `{k.name}`", **static)),
+                 k.value.span, f"the value of `{k.name}`")
+    if prog.teams:
+        c.expect(("list", ("list", T.INT)), c.expr(prog.teams.value, Ctx("teams", **static)),
+                 prog.teams.value.span, "the teams")
+    for d in prog.defs.values():
+        ctx = Ctx(f"function `{d.name}`")
+        for par in d.params:
+            ctx = ctx.bind(par.name, c.resolve(par.type))
+        c.expect(c.resolve(d.type), c.expr(d.body, ctx), d.body.span, f"the result of `{d.name}`")
+    for v in prog.state.values():
+        t = c.resolve(v.type)
+        c.expect(t, c.expr(v.init, Ctx(f"initial value of `{v.name}`", **static)), v.init.span,
+                 f"the initial value of `{v.name}`")
+        if v.visibility == "owner" and v.scope != "player":
+            rep.add("A0103", f"only per-player variables can be visible to their owner; "
+                    f"`{v.name}` is global", v.span, "write `player` before its name, "
+                    "or make it `visible all` or `visible nobody`")
+    if prog.setup:
+        c.block(prog.setup.body, Ctx("setup"), "setup")
+    if prog.flow:
+        for rd in prog.flow.rounds:
+            if rd.cond is not None:
+                c.expect(T.BOOL, c.expr(rd.cond, Ctx("round condition")), rd.cond.span,
+                         "a round's condition")
+            for st in rd.stages:
+                c.expect(("list", T.INT), c.expr(st.players, Ctx("stage")), st.players.span,
+                         "the players of a stage")
+                for name, span in zip(st.phases, st.phase_spans or [st.span] * len(st.phases)):
+                    if name not in prog.phases:
+                        rep.add("A0101", f"unknown phase `{name}`", span,
+                                did_you_mean(name, prog.phases))
+                if st.kind == "simultaneous":
+                    rep.add("A0107", "simultaneous stages are part of the language but not yet "
+                            "executable by the model", st.span,
+                            "use `turns in` for now; see docs/design for how they will lower")
+    for ph in prog.phases.values():
+        pctx = Ctx(f"phase `{ph.name}`", me=True, phase=ph.name)
+        for v in ph.vars:
+            c.expect(c.resolve(v.type), c.expr(v.init, pctx), v.init.span,
+                     f"the initial value of `{v.name}`")
+        c.block(ph.enter, pctx, "phase entry")
+        c.block(ph.auto, pctx, "an automatic phase")
+        for cond in (ph.done, ph.repeat):
+            if cond is not None:
+                c.expect(T.BOOL, c.expr(cond, pctx), cond.span, "a phase condition")
+        for a in ph.actions:
+            actx = pctx
+            for par in a.params:
+                want = c.resolve(par.type)
+                dom = c.expr(par.domain, actx)
+                if dom != T.UNKNOWN and not T.is_collection(dom):
+                    rep.add("A0103", f"the choices for `{par.name}` must be a collection, "
+                            f"not {T.show(dom)}", par.domain.span)
+                else:
+                    c.expect(want, T.element(dom), par.domain.span, f"each choice of `{par.name}`")
+                actx = actx.bind(par.name, want)
+            for g in a.guards:
+                c.expect(T.BOOL, c.expr(g.cond, actx), g.cond.span, f"a `{g.kind}` condition")
+            c.block(a.body, actx, "action")
+    for en in prog.endings.values():
+        ctx = Ctx(f"ending `{en.name}`")
+        c.expect(T.BOOL, c.expr(en.cond, ctx), en.cond.span, "an ending's condition")
+        o = en.outcome
+        if isinstance(o, A.OutcomeWin):
+            c.expect(("list", T.INT), c.expr(o.players, ctx), o.players.span, "the winners")
+        elif isinstance(o, A.OutcomeRank):
+            kctx = ctx.bind(o.var, T.INT)
+            for k in o.keys:
+                c.expect(T.INT, c.expr(k, kctx), k.span, "a ranking key")
+    if prog.score:
+        c.expect(T.INT, c.expr(prog.score.value, Ctx("score").bind(prog.score.var, T.INT)),
+                 prog.score.value.span, "a score")

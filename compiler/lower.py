@@ -1,0 +1,427 @@
+"""Lowering: the checked program to the source of a Python module.
+
+Each rule becomes a small straight-line Python function (no interpreter walks
+the AST at play time). The module is readable on purpose: ``atoll lower
+SPEC`` prints it and golden tests keep it stable.
+
+Safety: the generated text contains only what this module writes. Spec names
+are emitted with a prefix (``l_``, ``k_``, ``d_``...) after the grammar has
+restricted them to ``[A-Za-z][A-Za-z0-9_]*``; strings and enum members are
+emitted with ``repr``. The module runs with no Python builtins but a fixed
+list (see ``runtime.SAFE_BUILTINS``), so a spec cannot reach the file system
+or import anything.
+
+Run-time layout: ``S`` is the list of state values: ``S[0]`` is the current
+round, then the state variables in declaration order, then every phase's
+variables. ``me`` is the player whose turn it is; ``X`` is the transaction
+(chance draws, phase and game endings).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from atoll.compiler import stdlib
+from atoll.compiler import types as T
+from atoll.compiler.symbols import Program
+from atoll.grammar import ast as A
+
+_SAFE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _id(name: str) -> str:
+    if not _SAFE_NAME.match(name):   # pragma: no cover - the grammar forbids it
+        raise ValueError(f"unsafe name {name!r}")
+    return name
+
+
+@dataclass
+class Layout:
+    """Where each variable lives in ``S``."""
+    slots: dict[tuple, int]
+    names: list[str]
+
+    @classmethod
+    def of(cls, prog: Program) -> "Layout":
+        slots, names = {}, ["current_round"]
+        for v in prog.state.values():
+            slots[("state", v.name)] = len(names)
+            names.append(v.name)
+        for ph in prog.phases.values():
+            for v in ph.vars:
+                slots[("phase", ph.name, v.name)] = len(names)
+                names.append(f"{ph.name}.{v.name}")
+        return cls(slots, names)
+
+
+class Lowerer:
+    def __init__(self, prog: Program):
+        self.p = prog
+        self.layout = Layout.of(prog)
+        self.lines: list[str] = []
+        self.tmp = 0
+
+    # ------------------------------------------------------------ expressions
+    def t(self, e):
+        return self.p.types.get(id(e), T.UNKNOWN)
+
+    def iter_of(self, e) -> str:
+        """Iterate a collection deterministically: sets and maps in sorted order."""
+        src = self.ex(e)
+        return src if T.is_ordered_iteration(self.t(e)) else f"sorted({src})"
+
+    def fors(self, fors) -> str:
+        out = []
+        for f in fors:
+            out.append(f"for l_{_id(f.var)} in {self.iter_of(f.iter)}")
+            out.extend(f"if {self.ex(c)}" for c in f.conds)
+        return " ".join(out)
+
+    def ex(self, e) -> str:
+        if isinstance(e, A.IntLit):
+            return repr(e.value)
+        if isinstance(e, A.BoolLit):
+            return repr(e.value)
+        if isinstance(e, A.StrLit):
+            return repr(e.value)
+        if isinstance(e, A.Name):
+            return self.name(e)
+        if isinstance(e, A.IfExpr):
+            return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.else_)})"
+        if isinstance(e, A.Not):
+            return f"(not {self.ex(e.operand)})"
+        if isinstance(e, A.Neg):
+            return f"(-{self.ex(e.operand)})"
+        if isinstance(e, A.BinOp):
+            return self.binop(e)
+        if isinstance(e, A.FieldAccess):
+            rt = self.t(e.obj)
+            idx = self.field_index(rt[1], e.name)
+            return f"{self.ex(e.obj)}[{idx}]"
+        if isinstance(e, A.Index):
+            return f"{self.ex(e.obj)}[{self.ex(e.key)}]"
+        if isinstance(e, A.Call):
+            return self.call(e)
+        if isinstance(e, A.Aggregate):
+            gen = f"{self.ex(e.elem)} {self.fors(e.fors)}"
+            if e.func == "sum":
+                return f"sum({gen})"
+            if e.func == "count":
+                return f"sum(1 {self.fors(e.fors)})"
+            if e.func in ("min", "max"):
+                return f"{e.func}(({gen}), default=0)"
+            return f"{e.func}({gen})"
+        if isinstance(e, A.ListLit):
+            return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
+        if isinstance(e, A.SetLit):
+            return "frozenset((" + "".join(self.ex(i) + ", " for i in e.items) + "))"
+        if isinstance(e, A.MapLit):
+            return "{" + ", ".join(f"{self.ex(k)}: {self.ex(v)}" for k, v in zip(e.keys, e.values)) + "}"
+        if isinstance(e, A.Comprehension):
+            if e.kind == "list":
+                return f"tuple({self.ex(e.elem)} {self.fors(e.fors)})"
+            if e.kind == "set":
+                return f"frozenset({self.ex(e.elem)} {self.fors(e.fors)})"
+            return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
+        if isinstance(e, A.Match):
+            subject = self.ex(e.subject)
+            out = None
+            for arm in reversed(e.arms):
+                val = self.ex(arm.value)
+                if out is None:
+                    out = val
+                elif arm.pattern is None:
+                    out = val
+                else:
+                    out = f"({val} if {subject} == {arm.pattern!r} else {out})"
+            return out
+        raise AssertionError(type(e).__name__)  # pragma: no cover
+
+    def field_index(self, record: str, name: str) -> int:
+        if record == "Pos":
+            return {"x": 0, "y": 1}[name]
+        return [f.name for f in self.p.records[record].fields].index(name)
+
+    def name(self, e: A.Name) -> str:
+        ref = self.p.refs[id(e)]
+        kind = ref[0]
+        if kind == "local":
+            return f"l_{_id(ref[1])}"
+        if kind == "state":
+            return f"S[{self.layout.slots[('state', ref[1])]}]"
+        if kind == "phase":
+            return f"S[{self.layout.slots[('phase', ref[1], ref[2])]}]"
+        if kind in ("const", "option", "data"):
+            return f"k_{_id(ref[1])}"
+        if kind == "member":
+            return repr(ref[2])
+        if kind == "builtin":
+            return {"players": "PLAYERS", "seats": "SEATS", "player_count": "NP",
+                    "current_round": "S[0]"}[ref[1]]
+        if kind == "me":
+            return "me"
+        raise AssertionError(ref)  # pragma: no cover
+
+    def binop(self, e: A.BinOp) -> str:
+        a, b = self.ex(e.left), self.ex(e.right)
+        op = e.op
+        lt = self.t(e.left)
+        if op == "notin":
+            return f"({a} not in {b})"
+        if op == "/":
+            return f"f_div({a}, {b})"
+        if op == "%":
+            return f"f_mod({a}, {b})"
+        if op in ("+", "-") and isinstance(lt, tuple):
+            if lt[0] == "set":
+                return f"({a} {'|' if op == '+' else '-'} {b})"
+            if lt[0] == "bag":
+                return f"f_bag({a} + {b})" if op == "+" else f"f_bag_minus({a}, {b})"
+            return f"({a} + {b})"
+        return f"({a} {op} {b})"
+
+    def call(self, e: A.Call) -> str:
+        ref = self.p.refs.get(id(e), ("?",))
+        kind = ref[0]
+        if kind == "can":
+            return f"can_{_id(ref[1])}(S, me)"
+        if kind == "team_of":
+            return f"TEAM_OF[{self.ex(e.args[0])}]"
+        if kind == "record":
+            if e.named:
+                given = {n.name: n.value for n in e.named}
+                names = ["x", "y"] if ref[1] == "Pos" else [f.name for f in self.p.records[ref[1]].fields]
+                return "(" + "".join(self.ex(given[n]) + ", " for n in names) + ")"
+            return "(" + "".join(self.ex(a) + ", " for a in e.args) + ")"
+        args = ", ".join(self.ex(a) for a in e.args)
+        if kind == "def":
+            return f"d_{_id(ref[1])}(S{', ' if args else ''}{args})"
+        if kind == "stdlib":
+            return f"f_{_id(ref[1])}({args})"
+        raise AssertionError(ref)  # pragma: no cover
+
+    # ------------------------------------------------------------ statements
+    def emit(self, line: str, depth: int) -> None:
+        self.lines.append("    " * depth + line)
+
+    def fresh(self, stem: str) -> str:
+        self.tmp += 1
+        return f"_{stem}{self.tmp}"
+
+    def place(self, lv: A.LValue) -> tuple[str, list[str]]:
+        """The slot expression of an lvalue and its index expressions."""
+        if ("state", lv.name) in self.layout.slots:
+            base = f"S[{self.layout.slots[('state', lv.name)]}]"
+        else:
+            slot = next(i for k, i in self.layout.slots.items()
+                        if k[0] == "phase" and k[2] == lv.name and self._phase_has(k[1], lv))
+            base = f"S[{slot}]"
+        return base, [self.ex(i) for i in lv.indices]
+
+    def _phase_has(self, phase: str, lv: A.LValue) -> bool:
+        return phase == self.current_phase
+
+    def read(self, lv: A.LValue) -> str:
+        base, idx = self.place(lv)
+        return base + "".join(f"[{i}]" for i in idx)
+
+    def assign(self, lv: A.LValue, value: str, depth: int) -> None:
+        base, idx = self.place(lv)
+        if not idx:
+            self.emit(f"{base} = {value}", depth)
+        else:
+            self.emit(f"{base} = f_set_in({base}, ({''.join(i + ', ' for i in idx)}), {value})", depth)
+
+    def block(self, stmts, depth: int) -> None:
+        if not stmts:
+            self.emit("pass", depth)
+        for s in stmts:
+            self.stmt(s, depth)
+
+    def stmt(self, s, depth: int) -> None:
+        if isinstance(s, A.Assign):
+            self.assign(s.target, self.ex(s.value), depth)
+        elif isinstance(s, A.Let):
+            self.emit(f"l_{_id(s.name)} = {self.ex(s.value)}", depth)
+        elif isinstance(s, A.If):
+            self.emit(f"if {self.ex(s.cond)}:", depth)
+            self.block(s.then, depth + 1)
+            if s.else_:
+                self.emit("else:", depth)
+                self.block(s.else_, depth + 1)
+        elif isinstance(s, A.For):
+            self.emit(f"for l_{_id(s.var)} in {self.iter_of(s.iter)}:", depth)
+            self.block(s.body, depth + 1)
+        elif isinstance(s, A.Draw):
+            b = self.fresh("bag")
+            ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
+            self.emit(f"l_{_id(s.name)}, {b} = X.draw({self.read(s.source)}, {ty!r})", depth)
+            self.assign(s.source, b, depth)
+        elif isinstance(s, A.Deal):
+            it, b = self.fresh("item"), self.fresh("bag")
+            self.emit(f"for _ in range({self.ex(s.count)}):", depth)
+            self.emit(f"if not {self.read(s.source)}:", depth + 1)
+            self.emit("break", depth + 2)
+            ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
+            self.emit(f"{it}, {b} = X.draw({self.read(s.source)}, {ty!r})", depth + 1)
+            self.assign(s.source, b, depth + 1)
+            dst = self.read(s.dest)
+            dt = self.p.types.get(id(s.dest), T.UNKNOWN)
+            joined = f"{dst} + ({it},)"
+            self.assign(s.dest, f"f_bag({joined})" if isinstance(dt, tuple) and dt[0] == "bag" else joined,
+                        depth + 1)
+        elif isinstance(s, A.End):
+            self.emit(f"X.end = {s.what!r}", depth)
+        elif isinstance(s, A.Win):
+            self.emit(f"X.finish({self.ex(s.players)})", depth)
+        elif isinstance(s, A.Tie):
+            self.emit("X.finish(())", depth)
+        else:  # pragma: no cover
+            raise AssertionError(type(s).__name__)
+
+    # ------------------------------------------------------------ declarations
+    def function(self, name: str, args: str, body_expr: str) -> None:
+        self.emit(f"def {name}({args}):", 0)
+        self.emit(f"return {body_expr}", 1)
+        self.emit("", 0)
+
+    def lower(self) -> str:
+        p = self.p
+        self.current_phase = None
+        self.emit(f"# Generated by atoll from {p.file}. Do not edit: change the spec.", 0)
+        self.emit(f"# State slots: {', '.join(f'{i}={n}' for i, n in enumerate(self.layout.names))}", 0)
+        self.emit("", 0)
+        for k in p.consts.values():
+            self.function(f"c_{_id(k.name)}", "", self.ex(k.value))
+        for i, r in enumerate(p.requires):
+            self.function(f"req_{i}", "", self.ex(r.cond))
+        self.function("teams", "", self.ex(p.teams.value) if p.teams else "tuple((q,) for q in PLAYERS)")
+        for v in p.state.values():
+            self.function(f"init_{_id(v.name)}", "", self.ex(v.init))
+        for d in p.defs.values():
+            params = "".join(f", l_{_id(q.name)}" for q in d.params)
+            self.function(f"d_{_id(d.name)}", f"S{params}", self.ex(d.body))
+        self.emit("def setup(S, X):", 0)
+        self.block(p.setup.body if p.setup else (), 1)
+        self.emit("", 0)
+        if p.flow:
+            for i, rd in enumerate(p.flow.rounds):
+                self.function(f"round_{i}", "S", self.ex(rd.cond) if rd.cond is not None else "True")
+                for j, st in enumerate(rd.stages):
+                    self.function(f"stage_{i}_{j}", "S", self.ex(st.players))
+        for ph in p.phases.values():
+            self.current_phase = ph.name
+            n = _id(ph.name)
+            self.emit(f"def ph_{n}_enter(S, me, X):", 0)
+            for v in ph.vars:
+                self.emit(f"S[{self.layout.slots[('phase', ph.name, v.name)]}] = {self.ex(v.init)}", 1)
+            self.block(ph.enter, 1)
+            self.emit("", 0)
+            if ph.auto:
+                self.emit(f"def ph_{n}_auto(S, me, X):", 0)
+                self.block(ph.auto, 1)
+                self.emit("", 0)
+            self.function(f"ph_{n}_done", "S, me", self.ex(ph.done) if ph.done is not None else "False")
+            self.function(f"ph_{n}_repeat", "S, me",
+                          self.ex(ph.repeat) if ph.repeat is not None else "False")
+            for a in ph.actions:
+                self.action(a)
+        self.current_phase = None
+        for en in p.endings.values():
+            n = _id(en.name)
+            self.function(f"end_{n}", "S", self.ex(en.cond))
+            o = en.outcome
+            if isinstance(o, A.OutcomeWin):
+                self.function(f"end_{n}_winners", "S", self.ex(o.players))
+            elif isinstance(o, A.OutcomeRank):
+                keys = "".join(self.ex(k) + ", " for k in o.keys)
+                self.function(f"end_{n}_key", f"S, l_{_id(o.var)}", f"({keys})")
+        if p.score:
+            self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
+        return "\n".join(self.lines) + "\n"
+
+    def action(self, a: A.ActionDecl) -> None:
+        n = _id(a.name)
+        params = [f"l_{_id(q.name)}" for q in a.params]
+        plist = "".join(", " + q for q in params)
+        whens = [g for g in a.guards if g.kind == "when"]
+        ensures = [g for g in a.guards if g.kind == "ensures"]
+        # Generator of the parameter tuples allowed by the domains and `when` guards.
+        # Each guard is tested as soon as the parameters it reads are bound.
+        level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
+        by_level: dict[int, list] = {}
+        for g in whens:
+            lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
+            by_level.setdefault(lvl, []).append(g)
+        self.emit(f"def a_{n}_gen(S, me):", 0)
+        depth = 1
+        for g in by_level.get(0, []):
+            self.emit(f"if not {self.ex(g.cond)}:", depth)
+            self.emit("return", depth + 1)
+        for i, q in enumerate(a.params):
+            dom_t = self.t(q.domain)
+            dom = self.ex(q.domain)
+            src = f"dict.fromkeys({dom})" if T.is_ordered_iteration(dom_t) else f"sorted({dom})"
+            self.emit(f"for l_{_id(q.name)} in {src}:", depth)
+            depth += 1
+            for g in by_level.get(i + 1, []):
+                self.emit(f"if not {self.ex(g.cond)}:", depth)
+                self.emit("continue", depth + 1)
+        self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
+        self.emit("", 0)
+        # Why a given choice is illegal: the index of the first failing clause, or -1.
+        self.emit(f"def a_{n}_why(S, me{plist}):", 0)
+        k = 0
+        for q in a.params:
+            self.emit(f"if l_{_id(q.name)} not in {self.ex(q.domain)}:", 1)
+            self.emit(f"return {k}", 2)
+            k += 1
+        for g in whens:
+            self.emit(f"if not {self.ex(g.cond)}:", 1)
+            self.emit(f"return {k}", 2)
+            k += 1
+        self.emit("return -1", 1)
+        self.emit("", 0)
+        self.emit(f"def a_{n}_effect(S, me, X{plist}):", 0)
+        self.block(a.body, 1)
+        self.emit("", 0)
+        self.emit(f"def a_{n}_ensures(S, me):", 0)
+        for i, g in enumerate(ensures):
+            self.emit(f"if not {self.ex(g.cond)}:", 1)
+            self.emit(f"return {i}", 2)
+        self.emit("return -1", 1)
+        self.emit("", 0)
+        self.emit(f"def can_{n}(S, me):", 0)
+        if ensures:
+            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
+            self.emit(f"if ENSURES_OK({a.name!r}, S, me, _p):", 2)
+            self.emit("return True", 3)
+            self.emit("return False", 1)
+        else:
+            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
+            self.emit("return True", 2)
+            self.emit("return False", 1)
+        self.emit("", 0)
+
+    def _locals_in(self, e) -> set[str]:
+        out = set()
+
+        def walk(node):
+            if isinstance(node, A.Name):
+                ref = self.p.refs.get(id(node))
+                if ref and ref[0] == "local":
+                    out.add(ref[1])
+            if hasattr(node, "__dataclass_fields__"):
+                for f in node.__dataclass_fields__:
+                    if f != "span":
+                        walk(getattr(node, f))
+            elif isinstance(node, tuple):
+                for x in node:
+                    walk(x)
+        walk(e)
+        return out
+
+
+def lower(prog: Program) -> tuple[str, Layout]:
+    lw = Lowerer(prog)
+    return lw.lower(), lw.layout

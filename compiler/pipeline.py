@@ -1,0 +1,356 @@
+"""The pipeline, one phase a line: read, parse, merge variants, collect,
+check, lower; then instantiate for a player count and options.
+
+    text --parse--> AST --collect--> Program --check--> typed Program
+         --lower--> Python module --instantiate--> Game
+
+Every phase reports all its problems before the pipeline stops.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from atoll.compiler import runtime, stdlib
+from atoll.compiler import types as T
+from atoll.compiler.check import Checker, check_types
+from atoll.compiler.flow import check_flow
+from atoll.compiler.lower import Layout, lower
+from atoll.compiler.symbols import Program, collect
+from atoll.compiler.values import BadValue, ValueCodec
+from atoll.diagnostics import Diagnostic, Reporter, SpecError, did_you_mean
+from atoll.grammar import ast as A
+from atoll.grammar.parse import parse
+
+SAFE_BUILTINS = {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all,
+                 "len": len, "range": range, "tuple": tuple, "frozenset": frozenset, "dict": dict,
+                 "abs": abs}
+
+
+@dataclass
+class Compiled:
+    """A checked and lowered spec, ready to instantiate."""
+    program: Program
+    source: str
+    layout: Layout
+    data: dict
+    diagnostics: list[Diagnostic]
+
+
+def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = ()) -> Optional[list]:
+    """Parse a file and, for a variant, the files it extends, merged."""
+    key = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        rep.add("A0003", f"cannot read {path}: {e.strerror if isinstance(e, OSError) else e}",
+                None, "check the path")
+        return None
+    sources[key] = text
+    spec = parse(text, key, rep)
+    if spec is None:
+        return None
+    items = list(spec.items)
+    ext = [i for i in items if isinstance(i, A.ExtendsDecl)]
+    if not ext:
+        return [i for i in items if not isinstance(i, A.OverrideDecl)]
+    if len(ext) > 1:
+        rep.add("A0401", "a variant extends one game", ext[1].span)
+    base_path = (path.parent / ext[0].path).resolve()
+    if base_path in seen:
+        rep.add("A0401", f"{ext[0].path} extends itself in a cycle", ext[0].span)
+        return None
+    base = read_items(base_path, rep, sources, seen + (base_path,))
+    if base is None:
+        if not rep.errors:
+            rep.add("A0401", f"cannot extend {ext[0].path}", ext[0].span)
+        return None
+    return merge(base, items, rep)
+
+
+def _key(item) -> Optional[tuple]:
+    if isinstance(item, (A.SetupDecl, A.FlowDecl, A.TeamsDecl, A.ScoreDecl, A.GameDecl)):
+        return (type(item).__name__,)
+    name = getattr(item, "name", None)
+    return (type(item).__name__, name) if name else None
+
+
+_SINGLE = {"setup": "SetupDecl", "flow": "FlowDecl", "teams": "TeamsDecl", "score": "ScoreDecl",
+           "game": "GameDecl"}
+
+
+def merge(base: list, variant: list, rep: Reporter) -> list:
+    """A variant's declarations add to the base; one marked `override NAME`
+    (or `override setup/flow/teams/score/game`) replaces the base's."""
+    out = list(base)
+    pending: Optional[A.OverrideDecl] = None
+    for it in variant:
+        if isinstance(it, A.ExtendsDecl):
+            continue
+        if isinstance(it, A.OverrideDecl):
+            pending = it
+            continue
+        if pending is not None:
+            want = pending.name
+            k = _key(it)
+            matches = (k is not None and (k[-1] == want or (len(k) == 1 and _SINGLE.get(want) == k[0])))
+            if not matches:
+                rep.add("A0401", f"`override {want}` must be followed by the declaration of `{want}`",
+                        pending.span)
+            else:
+                idx = [i for i, b in enumerate(out) if _key(b) == k]
+                if not idx:
+                    rep.add("A0401", f"`override {want}`: the base game has no `{want}` to replace",
+                            pending.span, did_you_mean(want, [str(_key(b)[-1]) for b in out if _key(b)]))
+                else:
+                    out[idx[0]] = it
+                    pending = None
+                    continue
+            pending = None
+        out.append(it)
+    return out
+
+
+def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter) -> dict:
+    out = {}
+    base = Path(prog.file).parent
+    for d in prog.data.values():
+        path = base / d.path
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if d.key is not None:
+                raw = raw[d.key]
+            out[d.name] = codec.from_json(checker.resolve(d.type), raw, d.name)
+        except OSError as e:
+            rep.add("A0301", f"cannot read data file {d.path}: {e.strerror}", d.span,
+                    "data paths are relative to the spec file")
+        except (ValueError, KeyError, TypeError) as e:
+            rep.add("A0301", f"data file {d.path} does not match `{d.name}: {d.type}`: {e}", d.span)
+    return out
+
+
+def compile_spec(path) -> Compiled:
+    """Parse, check and lower a spec; raise SpecError with every problem found."""
+    path = Path(path)
+    sources: dict[str, str] = {}
+    rep = Reporter()
+    items = read_items(path, rep, sources)
+    if items is None or rep.errors:
+        raise SpecError(rep.items, sources)
+    prog = collect(items, str(path), sources, rep)
+    if rep.errors:
+        raise SpecError(rep.items, sources)
+    check_types(prog, rep)
+    if rep.errors:
+        raise SpecError(rep.items, sources)
+    check_flow(prog, rep)
+    if rep.errors:
+        raise SpecError(rep.items, sources)
+    checker = Checker(prog, Reporter())
+    data = _load_data(prog, codec_of(prog, checker), checker, rep)
+    if rep.errors:
+        raise SpecError(rep.items, sources)
+    source, layout = lower(prog)
+    return Compiled(prog, source, layout, data, list(rep.items))
+
+
+def codec_of(prog: Program, checker: Checker) -> ValueCodec:
+    return ValueCodec({n: e.members for n, e in prog.enums.items()},
+                      {n: checker.record_fields(n) for n in prog.records})
+
+
+def _option_value(o: A.OptionDecl, t, raw, prog: Program):
+    """Accept a Python value or its command-line text; return the checked value."""
+    if t == T.BOOL:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "false"):
+            return raw.lower() == "true"
+        raise ValueError("expected true or false")
+    if t == T.INT:
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str):
+            try:
+                return int(raw)
+            except ValueError:
+                pass
+        raise ValueError("expected an integer")
+    members = prog.enums[t[1]].members
+    if raw in members:
+        return raw
+    hint = did_you_mean(str(raw), members)
+    raise ValueError(f"expected one of {', '.join(members)}" + (f"; {hint}" if hint else ""))
+
+
+def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
+    prog = comp.program
+    sources = prog.sources
+    checker = Checker(prog, Reporter())
+    lo, hi = prog.player_range
+    players = lo if players is None else players
+    errors = []
+    if not isinstance(players, int) or not lo <= players <= hi:
+        errors.append(Diagnostic("A0302", f"{prog.title} is played by {lo} to {hi} players, "
+                                 f"not {players}", None, f"choose --players between {lo} and {hi}"))
+    chosen = {}
+    for name, raw in (options or {}).items():
+        if name not in prog.options:
+            errors.append(Diagnostic("A0302", f"unknown option `{name}`", None,
+                                     did_you_mean(name, prog.options) or
+                                     "options: " + ", ".join(prog.options)))
+            continue
+        o = prog.options[name]
+        try:
+            chosen[name] = _option_value(o, checker.resolve(o.type), raw, prog)
+        except ValueError as e:
+            errors.append(Diagnostic("A0302", f"option `{name}`: {raw!r} is not valid: {e}", o.span))
+    if errors:
+        raise SpecError(errors, sources)
+
+    ns = {"__builtins__": SAFE_BUILTINS}
+    for name, (fn, _, _) in stdlib.FUNCTIONS.items():
+        ns[f"f_{name}"] = fn
+    ns.update(f_set_in=_set_in, f_div=_div, f_mod=_mod, f_bag=stdlib._bag, f_bag_minus=_bag_minus)
+    ns["NP"] = players
+    ns["PLAYERS"] = tuple(range(players))
+    ns["SEATS"] = tuple(range(players))
+    exec(compile(comp.source, f"<atoll:{prog.file}>", "exec"), ns)   # our generated source only
+    values = {}
+    for o in prog.options.values():
+        if o.name in chosen:
+            values[o.name] = chosen[o.name]
+    try:
+        for name, v in comp.data.items():
+            ns[f"k_{name}"] = v
+        for o in prog.options.values():
+            if o.name not in values:
+                values[o.name] = _eval_static(o.default, prog, comp, ns)
+            ns[f"k_{o.name}"] = values[o.name]
+        for k in prog.consts.values():
+            ns[f"k_{k.name}"] = ns[f"c_{k.name}"]()
+        for i, r in enumerate(prog.requires):
+            if not ns[f"req_{i}"]():
+                raise SpecError([Diagnostic("A0303", r.notes.summary or "a requirement of the game is not met",
+                                            r.span, f"this needs: {_src(sources, r.cond.span)}")], sources)
+        teams = tuple(tuple(t) for t in ns["teams"]())
+        ns["TEAM_OF"] = {p: t for t in teams for p in t}
+        for p in range(players):
+            ns["TEAM_OF"].setdefault(p, (p,))
+    except SpecError:
+        raise
+    except Exception as e:
+        raise SpecError([Diagnostic("A0304", f"evaluating the constants failed: {type(e).__name__}: {e}",
+                                    None)], sources) from None
+    return _build_game(comp, ns, players, values, teams, checker)
+
+
+def _eval_static(expr, prog, comp, ns):
+    """Evaluate an option's default (a literal or enum member)."""
+    from atoll.compiler.lower import Lowerer
+    src = Lowerer(prog).ex(expr)
+    return eval(compile(src, "<option default>", "eval"), ns)
+
+
+def _src(sources, span) -> str:
+    text = sources.get(span.file, "")
+    lines = text.splitlines()
+    if span.line == span.end_line and 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.column - 1:span.end_column - 1]
+    if 1 <= span.line <= len(lines):
+        return lines[span.line - 1][span.column - 1:].strip()
+    return "?"
+
+
+def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, checker: Checker):
+    prog = comp.program
+    layout = comp.layout
+    sources = prog.sources
+    slot_types = [T.INT] + [None] * (len(layout.names) - 1)
+    visibility = [("global", "all")] + [None] * (len(layout.names) - 1)
+    for v in prog.state.values():
+        i = layout.slots[("state", v.name)]
+        t = checker.resolve(v.type)
+        slot_types[i] = ("player", t) if v.scope == "player" else t
+        visibility[i] = (v.scope, v.visibility)
+    for ph in prog.phases.values():
+        for v in ph.vars:
+            i = layout.slots[("phase", ph.name, v.name)]
+            slot_types[i] = checker.resolve(v.type)
+            visibility[i] = ("phase", v.visibility)
+    actions = []
+    phases = {}
+    for ph in prog.phases.values():
+        idx = []
+        for a in ph.actions:
+            clauses = tuple(_src(sources, q.domain.span) for q in a.params) + tuple(
+                _src(sources, g.cond.span) for g in a.guards if g.kind == "when")
+            ensures = tuple((_src(sources, g.cond.span), g.notes.summary)
+                            for g in a.guards if g.kind == "ensures")
+            spec = runtime.ActionSpec(len(actions), a.name, ph.name,
+                                      tuple((q.name, checker.resolve(q.type)) for q in a.params),
+                                      clauses, ensures, a.notes.cites, a.notes.summary)
+            idx.append(spec.index)
+            actions.append(spec)
+        phases[ph.name] = runtime.PhaseSpec(ph.name, tuple(idx), bool(ph.auto), ph.notes.cites)
+    rounds = [[(j, st.phases) for j, st in enumerate(rd.stages)] for rd in prog.flow.rounds]
+    endings = []
+    for en in prog.endings.values():
+        o = en.outcome
+        kind = "win" if isinstance(o, A.OutcomeWin) else "tie" if isinstance(o, A.OutcomeTie) else "rank"
+        endings.append(runtime._Ending(en.name, en.time, en.notes.cites, kind,
+                                       getattr(o, "tie", "tie")))
+    info = {"state_vars": [(v.name, v.scope) for v in prog.state.values()],
+            "phase_slots": sum(len(ph.vars) for ph in prog.phases.values())}
+    return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
+                        options=options, codec=codec_of(prog, checker), slot_types=slot_types,
+                        visibility=visibility, actions=actions, phases=phases, rounds=rounds,
+                        endings=endings, teams=teams, program_info=info, source=comp.source)
+
+
+def _set_in(container, keys, value):
+    """Copy-on-write update of a nested tuple/dict at the path ``keys``."""
+    k = keys[0]
+    if len(keys) > 1:
+        value = _set_in(container[k], keys[1:], value)
+    if isinstance(container, dict):
+        out = dict(container)
+        out[k] = value
+        return out
+    return container[:k] + (value,) + container[k + 1:]
+
+
+def _div(a, b):
+    return 0 if b == 0 else a // b
+
+
+def _mod(a, b):
+    return a if b == 0 else a % b
+
+
+def _bag_minus(a, b):
+    out = list(a)
+    for x in b:
+        if x in out:
+            out.remove(x)
+    return tuple(out)
+
+
+_CACHE: dict = {}
+
+
+def load(path, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
+    """Compile (cached by path and file contents) and instantiate a spec."""
+    path = Path(path)
+    try:
+        stamp = tuple((p, p.stat().st_mtime_ns) for p in [path])
+    except OSError:
+        stamp = None
+    comp = _CACHE.get((str(path.resolve()), stamp)) if stamp else None
+    if comp is None:
+        comp = compile_spec(path)
+        if stamp:
+            _CACHE[(str(path.resolve()), stamp)] = comp
+    return instantiate(comp, players, options)

@@ -1,0 +1,755 @@
+"""The reference model: ``Game`` and ``State``, in the style of OpenSpiel.
+
+The rules themselves are the generated functions of the lowered module; this
+module is the generic engine around them: the flow (rounds, stages, turns,
+phases), chance, endings, legality with its explanations, observations and
+saved games. It knows no game.
+
+Special values of ``State.current_player()`` (the same as OpenSpiel's):
+``CHANCE`` (-1) while a chance event waits for its outcome, ``SIMULTANEOUS``
+(-2) reserved for simultaneous stages, ``TERMINAL`` (-4) once the game is over.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from atoll.compiler import types as T
+from atoll.compiler.values import BadValue, ValueCodec, pack
+
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
+
+STATE_FORMAT = "atoll-state/1"
+_MASK = (1 << 64) - 1
+
+
+class IllegalAction(Exception):
+    """An action that the rules do not allow now. The message names the rule
+    and its rulebook citation; the state is unchanged."""
+
+
+class CorruptState(ValueError):
+    """A saved game that cannot be loaded; the message says where and why."""
+
+
+class ModelError(RuntimeError):
+    """A rule could not be evaluated (a bug in the spec, such as reading a map
+    at a missing key). Names the rule; the state is unchanged."""
+
+
+class _NeedChance(Exception):
+    def __init__(self, bag, elem_type):
+        self.bag = bag
+        self.elem_type = elem_type
+
+
+def _splitmix(seed: int, counter: int) -> int:
+    z = (seed * 0x9E3779B97F4A7C15 + (counter + 1) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class Transaction:
+    """What an effect may ask of the engine: chance draws and endings.
+
+    ``forced`` lists chance outcomes given from outside (explicit chance);
+    past its end, a draw stops the transaction so that the state can ask
+    for the next outcome. Without ``forced``, draws use the state's seeded
+    random stream.
+    """
+    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome")
+
+    def __init__(self, seed: int, counter: int, forced: Optional[list] = None):
+        self.seed, self.counter, self.forced, self.used = seed, counter, forced, 0
+        self.end = None
+        self.outcome = None
+
+    def draw(self, bag, elem_type):
+        if not bag:
+            raise ModelError("a rule draws from an empty bag; guard the draw with `size(...) > 0`")
+        if self.forced is not None:
+            if self.used >= len(self.forced):
+                raise _NeedChance(bag, elem_type)
+            item = self.forced[self.used]
+            self.used += 1
+            if item not in bag:   # pragma: no cover - outcomes are checked before
+                raise ModelError(f"chance outcome {item!r} is not in the bag")
+        else:
+            item = bag[_splitmix(self.seed, self.counter) % len(bag)]
+            self.counter += 1
+        i = bag.index(item)
+        return item, bag[:i] + bag[i + 1:]
+
+    def finish(self, winners) -> None:
+        if self.outcome is None:
+            self.outcome = tuple(sorted(set(winners)))
+
+
+class _DryRun(Transaction):
+    """For `ensures`: run an effect on a copy, with draws resolved arbitrarily."""
+
+    def __init__(self):
+        super().__init__(0, 0, None)
+
+    def draw(self, bag, elem_type):
+        if not bag:
+            raise ModelError("a rule draws from an empty bag")
+        return bag[0], bag[1:]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    index: int
+    name: str
+    phase: str
+    params: tuple[tuple[str, object], ...]      # (name, type)
+    clauses: tuple[str, ...]                    # source of domains then `when`s, for messages
+    ensures: tuple[tuple[str, str], ...]        # (source, summary)
+    cites: tuple[str, ...]
+    summary: str
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    name: str
+    actions: tuple[int, ...]
+    auto: bool
+    cites: tuple[str, ...]
+
+
+class Action:
+    """One legal move: ``id`` is stable (the same move always has the same id),
+    ``str()`` reads like the spec: ``place(c=Card(red, 3), at=(1,0))``."""
+    __slots__ = ("kind", "params", "id", "player", "_label")
+
+    def __init__(self, kind: str, params: tuple, id: int, player: int, label: str):
+        self.kind, self.params, self.id, self.player, self._label = kind, params, id, player, label
+
+    def __str__(self) -> str:
+        return self._label
+
+    def __repr__(self) -> str:
+        return f"<Action {self._label} id={self.id}>"
+
+    def __int__(self) -> int:
+        return self.id
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Action) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+
+def _cite(cites) -> str:
+    return f" (rulebook: {'; '.join(cites)})" if cites else ""
+
+
+class State:
+    """A position of the game. Mutated only by ``apply_action``, atomically."""
+    __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "history", "chance_mode",
+                 "_legal")
+
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.S: list = []
+        # [round decl, stage, slot, phase index, stage players, phase needs entering]
+        self.ctl: list = [0, 0, 0, 0, (), True]
+        self.outcome: Optional[tuple] = None        # (ending name, winners)
+        self.rng = [0, 0]
+        self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
+        self.history: list[int] = []
+        self.chance_mode = "auto"
+        self._legal = None
+
+    # ------------------------------------------------------------ copying
+    def clone(self) -> "State":
+        c = State.__new__(State)
+        c.game = self.game
+        c.S = list(self.S)
+        c.ctl = list(self.ctl)
+        c.outcome = self.outcome
+        c.rng = list(self.rng)
+        c.pending = None if self.pending is None else (self.pending[0], list(self.pending[1]),
+                                                       self.pending[2], self.pending[3])
+        c.history = list(self.history)
+        c.chance_mode = self.chance_mode
+        c._legal = None
+        return c
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.to_json() == other.to_json()
+
+    def __hash__(self):  # pragma: no cover - states are mutable
+        raise TypeError("State is mutable and unhashable")
+
+    # ------------------------------------------------------------ queries
+    def is_terminal(self) -> bool:
+        return self.outcome is not None
+
+    def is_chance_node(self) -> bool:
+        return self.outcome is None and self.pending is not None
+
+    def is_simultaneous_node(self) -> bool:
+        return False
+
+    def current_player(self) -> int:
+        if self.outcome is not None:
+            return TERMINAL
+        if self.pending is not None:
+            return CHANCE
+        return self.ctl[4][self.ctl[2]]
+
+    def phase(self) -> str:
+        """The name of the current phase ('' once the game is over)."""
+        if self.outcome is not None:
+            return ""
+        g = self.game
+        return g.rounds[self.ctl[0]][self.ctl[1]][1][self.ctl[3]]
+
+    @property
+    def round(self) -> int:
+        return self.S[0]
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if not self.is_chance_node():
+            return []
+        bag, elem = self.pending[2], self.pending[3]
+        counts = Counter(bag)
+        total = len(bag)
+        out = []
+        for item in sorted(counts):
+            out.append((self.game._chance_action(item, elem), counts[item] / total))
+        return out
+
+    def legal_actions(self, player: Optional[int] = None) -> list[Action]:
+        if self.outcome is not None:
+            return []
+        if self.pending is not None:
+            return [a for a, _ in self.chance_outcomes()]
+        if player is not None and player != self.current_player():
+            return []
+        if self._legal is None:
+            self._legal = self.game._legal(self)
+        return list(self._legal)
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        if self.outcome is None or not self.outcome[1]:
+            return [0.0] * n
+        winners = set(self.outcome[1])
+        if len(winners) == n:
+            return [0.0] * n
+        return [1.0 if p in winners else -1.0 for p in range(n)]
+
+    def winners(self) -> tuple[int, ...]:
+        return () if self.outcome is None else self.outcome[1]
+
+    def ending(self) -> Optional[str]:
+        """The name of the ending that finished the game, if it is over."""
+        return None if self.outcome is None else self.outcome[0]
+
+    def scores(self) -> list[int]:
+        g = self.game
+        if g.ns.get("score") is None:
+            return [0] * g.num_players
+        return [g.ns["score"](self.S, p) for p in range(g.num_players)]
+
+    def observation(self, player: int) -> dict:
+        """What ``player`` may see: hidden parts show only their size."""
+        return self.game._observation(self, player)
+
+    def __str__(self) -> str:
+        return self.game.describe(self)
+
+    # ------------------------------------------------------------ moves
+    def apply_action(self, action: Union[Action, int]) -> None:
+        self.game._apply(self, action)
+
+    def sample_chance(self) -> Action:
+        """Pick the outcome of the pending chance event from the state's seeded stream."""
+        outcomes = self.chance_outcomes()
+        r = _splitmix(self.rng[0], self.rng[1]) % (1 << 53) / float(1 << 53)
+        self.rng[1] += 1
+        acc = 0.0
+        for a, p in outcomes:
+            acc += p
+            if r < acc:
+                return a
+        return outcomes[-1][0]
+
+    # ------------------------------------------------------------ saving
+    def to_json(self) -> str:
+        return json.dumps(self.game._state_to_data(self), sort_keys=True)
+
+
+@dataclass
+class _Ending:
+    name: str
+    time: str
+    cites: tuple[str, ...]
+    kind: str          # win, tie, rank
+    tie: str = "tie"
+
+
+class Game:
+    """A compiled game for one player count and one choice of options."""
+
+    def __init__(self, *, title, file, ns, layout, num_players, options, codec, slot_types,
+                 visibility, actions, phases, rounds, endings, teams, program_info, source):
+        self.title = title
+        self.file = file
+        self.ns = ns
+        self.layout = layout
+        self.num_players = num_players
+        self.options = options
+        self.codec: ValueCodec = codec
+        self.slot_types = slot_types          # type of each S slot
+        self.visibility = visibility          # (scope, visibility) of each S slot
+        self.actions: list[ActionSpec] = actions
+        self.action_by_name = {a.name: a for a in actions}
+        self.phases: dict[str, PhaseSpec] = phases
+        self.rounds = rounds                  # per round decl: list of (stage index, phases)
+        self.endings: list[_Ending] = endings
+        self.teams = teams
+        self.team_of = {p: t for t in teams for p in t}
+        self.info = program_info
+        self.source = source                  # the generated Python module
+        self._fn = {a.index: (ns[f"a_{a.name}_gen"], ns[f"a_{a.name}_why"],
+                              ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
+        self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
+                                 ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
+                          for name in phases}
+        ns["ENSURES_OK"] = self._ensures_ok
+
+    def __repr__(self) -> str:
+        return f"<Game {self.title} players={self.num_players} options={self.options}>"
+
+    # ------------------------------------------------------------ states
+    def new_initial_state(self, seed: int = 0, chance: str = "auto") -> State:
+        """A new game. ``chance="auto"``: chance events are resolved at once
+        from the seeded stream (same seed and actions, same game).
+        ``chance="explicit"``: the state stops at chance nodes and waits for
+        an outcome from ``chance_outcomes()`` (as OpenSpiel does)."""
+        if chance not in ("auto", "explicit"):
+            raise ValueError("chance must be 'auto' or 'explicit'")
+        st = State(self)
+        st.chance_mode = chance
+        st.rng = [int(seed) & _MASK, 0]
+        st.S = [0] + [self.ns[f"init_{name}"]() if scope == "global" else
+                      tuple(self.ns[f"init_{name}"]() for _ in range(self.num_players))
+                      for name, scope in self.info["state_vars"]] + \
+               [None] * self.info["phase_slots"]
+        self._transact(st, None, [] if chance == "explicit" else None)
+        return st
+
+    # ------------------------------------------------------------ flow engine
+    def _phase_name(self, st: State) -> str:
+        return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
+
+    def _begin_round(self, st: State, X: Transaction) -> None:
+        st.S[0] += 1
+        for i in range(len(self.rounds)):
+            if self.ns[f"round_{i}"](st.S):
+                st.ctl[0] = i
+                break
+        else:
+            raise ModelError("no `round` of the flow applies; give the last one no condition")
+        st.ctl[1] = -1
+        self._next_stage(st, X)
+
+    def _next_stage(self, st: State, X: Transaction) -> None:
+        while True:
+            st.ctl[1] += 1
+            stages = self.rounds[st.ctl[0]]
+            if st.ctl[1] >= len(stages):
+                if self._check_endings(st, X, "after_round"):
+                    return
+                self._begin_round(st, X)
+                return
+            players = tuple(self.ns[f"stage_{st.ctl[0]}_{st.ctl[1]}"](st.S))
+            if players:
+                st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5] = 0, 0, players, True
+                return
+
+    def _next_phase(self, st: State, X: Transaction) -> None:
+        st.ctl[3] += 1
+        if st.ctl[3] >= len(self.rounds[st.ctl[0]][st.ctl[1]][1]):
+            self._end_turn(st, X)
+        else:
+            st.ctl[5] = True
+
+    def _end_turn(self, st: State, X: Transaction) -> None:
+        if self._check_endings(st, X, "after_turn"):
+            return
+        st.ctl[2] += 1
+        st.ctl[3] = 0
+        st.ctl[5] = True
+        if st.ctl[2] >= len(st.ctl[4]):
+            self._next_stage(st, X)
+
+    def _after_effects(self, st: State, X: Transaction) -> bool:
+        """Endings after any change; then the signals of `end phase`/`end turn`.
+        Returns True when the game is over."""
+        if X.outcome is not None:
+            st.outcome = (self._where.replace("`", ""), X.outcome)
+            return True
+        if self._check_endings(st, X, "immediately"):
+            return True
+        end, X.end = X.end, None
+        if end == "phase":
+            self._next_phase(st, X)
+        elif end == "turn":
+            self._end_turn(st, X)
+        return st.outcome is not None
+
+    def _settle(self, st: State, X: Transaction) -> None:
+        """Run automatic steps until a player must decide or the game ends."""
+        for _ in range(1_000_000):
+            if st.outcome is not None:
+                return
+            name = self._phase_name(st)
+            enter, auto, done, repeat = self._phase_fn[name]
+            me = st.ctl[4][st.ctl[2]]
+            if st.ctl[5]:
+                st.ctl[5] = False
+                self._where = f"entering phase `{name}`"
+                enter(st.S, me, X)
+                if auto is not None:
+                    self._where = f"phase `{name}`"
+                    auto(st.S, me, X)
+                if self._after_effects(st, X):
+                    return
+                if auto is not None:
+                    if not st.ctl[5] and self._phase_name(st) == name and st.ctl[4][st.ctl[2]] == me:
+                        self._next_phase(st, X)
+                    continue
+                if st.ctl[5]:
+                    continue
+            self._where = f"the end condition of phase `{name}`"
+            if done(st.S, me):
+                if repeat(st.S, me):
+                    st.ctl[5] = True
+                else:
+                    self._next_phase(st, X)
+                continue
+            return
+        raise ModelError("the flow ran a million automatic steps without a decision")
+
+    def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
+        for en in self.endings:
+            if en.time != time:
+                continue
+            self._where = f"ending `{en.name}`"
+            if not self.ns[f"end_{en.name}"](st.S):
+                continue
+            if en.kind == "win":
+                winners = tuple(sorted(set(self.ns[f"end_{en.name}_winners"](st.S))))
+            elif en.kind == "tie":
+                winners = ()
+            else:
+                keys = {p: self.ns[f"end_{en.name}_key"](st.S, p) for p in range(self.num_players)}
+                best = max(keys.values())
+                top = [p for p in keys if keys[p] == best]
+                teams = {self.team_of.get(p, (p,)) for p in top}
+                if len(teams) == 1:
+                    winners = tuple(sorted(next(iter(teams))))
+                elif en.tie == "shared":
+                    winners = tuple(top)
+                else:
+                    winners = ()
+            st.outcome = (en.name, winners)
+            return True
+        return False
+
+    # ------------------------------------------------------------ transactions
+    def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:
+        """Apply ``action`` ((spec, params) or None for setup) and everything
+        automatic after it to a copy; commit only if it all succeeds."""
+        w = st.clone()
+        X = Transaction(st.rng[0], st.rng[1], forced)
+        self._where = "setup"
+        try:
+            if action is None:
+                self.ns["setup"](w.S, X)
+                w.S[0] = 0
+                self._begin_round(w, X)
+                if w.outcome is None and not self._after_effects(w, X):
+                    self._settle(w, X)
+            else:
+                spec, params = action
+                me = w.ctl[4][w.ctl[2]]
+                self._where = f"action `{spec.name}`"
+                self._fn[spec.index][2](w.S, me, X, *params)
+                if not self._after_effects(w, X):
+                    self._settle(w, X)
+        except _NeedChance as need:
+            aid = None if action is None else self._action_id(action[0], action[1])
+            st.pending = (aid, list(forced or []), need.bag, need.elem_type)
+            st._legal = None
+            return
+        except (IllegalAction, ModelError):
+            raise
+        except RecursionError:
+            raise ModelError(f"evaluating {self._where}: the rules call each other without end "
+                             "(for example two `ensures` that ask `can` of each other)") from None
+        except Exception as e:  # a spec bug surfaced by evaluation
+            raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
+        st.S, st.ctl, st.outcome = w.S, w.ctl, w.outcome
+        st.rng[1] = X.counter
+        st.pending = None
+        st._legal = None
+
+    def _ensures_ok(self, name: str, S, me, params) -> bool:
+        spec = self.action_by_name[name]
+        S2 = list(S)
+        self._fn[spec.index][2](S2, me, _DryRun(), *params)
+        return self._fn[spec.index][3](S2, me) < 0
+
+    def _legal(self, st: State) -> list[Action]:
+        me = st.current_player()
+        name = self._phase_name(st)
+        out = []
+        try:
+            for ai in self.phases[name].actions:
+                spec = self.actions[ai]
+                gen, _, _, ens = self._fn[ai]
+                self._where = f"the choices of action `{spec.name}`"
+                for params in gen(st.S, me):
+                    if spec.ensures and not self._ensures_ok(spec.name, st.S, me, params):
+                        continue
+                    out.append(self._make_action(spec, params, me))
+        except RecursionError:
+            raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
+        except (ModelError, IllegalAction):
+            raise
+        except Exception as e:
+            raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
+        return out
+
+    def _action_id(self, spec: ActionSpec, params: tuple) -> int:
+        nat = [spec.index + 1]
+        for (_, t), v in zip(spec.params, params):
+            self.codec.naturals(t, v, nat)
+        return pack(nat)
+
+    def _make_action(self, spec: ActionSpec, params: tuple, player: int) -> Action:
+        label = spec.name + "(" + ", ".join(
+            f"{n}={self.codec.text(t, v)}" for (n, t), v in zip(spec.params, params)) + ")"
+        return Action(spec.name, params, self._action_id(spec, params), player, label)
+
+    def _chance_action(self, item, elem_type) -> Action:
+        nat = [0]
+        self.codec.naturals(elem_type, item, nat)
+        return Action("chance", (item,), pack(nat), CHANCE,
+                      f"chance: draw {self.codec.text(elem_type, item)}")
+
+    def _apply(self, st: State, action) -> None:
+        if st.outcome is not None:
+            raise IllegalAction(f"the game is over (ending `{st.outcome[0]}`); no action is legal")
+        aid = action.id if isinstance(action, Action) else action
+        if not isinstance(aid, int) or isinstance(aid, bool):
+            raise IllegalAction(f"an action is an Action or its integer id, not {action!r}")
+        if st.pending is not None:
+            for a, _ in st.chance_outcomes():
+                if a.id == aid:
+                    pending_id, outcomes = st.pending[0], st.pending[1] + [a.params[0]]
+                    act = None if pending_id is None else self._decode_pending(st, pending_id)
+                    self._transact(st, act, outcomes)
+                    st.history.append(aid)
+                    return
+            raise IllegalAction("a chance event is pending: the next action must be one of "
+                                "chance_outcomes()")
+        for a in st.legal_actions():
+            if a.id == aid:
+                spec = self.action_by_name[a.kind]
+                forced = [] if st.chance_mode == "explicit" else None
+                self._transact(st, (spec, a.params), forced)
+                if st.pending is not None:
+                    st.pending = (aid,) + st.pending[1:]
+                st.history.append(aid)
+                return
+        raise IllegalAction(self._explain(st, action))
+
+    def _decode_pending(self, st: State, aid: int):
+        """The action whose effects wait for chance: it was legal in this state."""
+        for a in self._legal(st):
+            if a.id == aid:
+                return (self.action_by_name[a.kind], a.params)
+        raise CorruptState("the pending action is not legal in this state")  # pragma: no cover
+
+    def _explain(self, st: State, action) -> str:
+        me = st.current_player()
+        phase = self._phase_name(st)
+        ph = self.phases[phase]
+        if not isinstance(action, Action):
+            legal = ", ".join(str(a) for a in st.legal_actions()[:6])
+            return (f"no legal action has id {action} now (player {me}, phase `{phase}`"
+                    f"{_cite(ph.cites)}); legal actions include: {legal or 'none'}")
+        spec = self.action_by_name.get(action.kind)
+        if spec is None:
+            return f"`{action.kind}` is not an action of this game"
+        if spec.phase != phase:
+            return (f"`{spec.name}` is an action of phase `{spec.phase}`, and the game is in "
+                    f"phase `{phase}`{_cite(ph.cites)}")
+        if action.player not in (me, None) and action.player >= 0:
+            return f"it is player {me}'s turn, not player {action.player}'s"
+        _, why, eff, ens = self._fn[spec.index]
+        k = why(st.S, me, *action.params)
+        if k >= 0:
+            clause = spec.clauses[k]
+            if k < len(spec.params):
+                pname = spec.params[k][0]
+                return (f"`{spec.name}`: {pname}={self.codec.text(spec.params[k][1], action.params[k])} "
+                        f"is not among its choices `{clause}`{_cite(spec.cites)}")
+            return f"`{spec.name}`: its condition `{clause}` does not hold{_cite(spec.cites)}"
+        S2 = list(st.S)
+        eff(S2, me, _DryRun(), *action.params)
+        j = ens(S2, me)
+        if j >= 0:
+            src, summary = spec.ensures[j]
+            why_text = f" ({summary})" if summary else ""
+            return (f"`{spec.name}`: afterwards `{src}` would not hold{why_text}"
+                    f"{_cite(spec.cites)}")
+        return f"`{action}` is not legal now"   # pragma: no cover
+
+    # ------------------------------------------------------------ observation and text
+    def _observation(self, st: State, player: int) -> dict:
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"player must be 0..{self.num_players - 1}")
+        values = {}
+        for i, name in enumerate(self.layout.names):
+            if i == 0:
+                continue
+            t = self.slot_types[i]
+            scope, vis = self.visibility[i]
+            v = st.S[i]
+            if v is None:
+                continue
+            if vis == "all":
+                values[name] = self.codec.to_json(t, v)
+            elif vis == "owner":
+                et = t[1]
+                values[name] = [self.codec.to_json(et, x) if p == player else _hidden(et, x)
+                                for p, x in enumerate(v)]
+            else:
+                values[name] = _hidden(t, v) if scope != "player" else [_hidden(t[1], x) for x in v]
+        return {"player": player, "round": st.S[0],
+                "current_player": st.current_player(),
+                "phase": st.phase(), "state": values,
+                "terminal": st.is_terminal(), "winners": list(st.winners())}
+
+    def describe(self, st: State) -> str:
+        lines = [f"{self.title}, round {st.S[0]}"]
+        if st.outcome is not None:
+            w = st.outcome[1]
+            lines.append(f"game over ({st.outcome[0]}): " +
+                         (f"won by {', '.join(f'player {p}' for p in w)}" if w else "nobody wins"))
+        elif st.pending is not None:
+            lines.append("waiting for chance")
+        else:
+            lines.append(f"player {st.current_player()} to play, phase {st.phase()}")
+        for i, name in enumerate(self.layout.names[1:], start=1):
+            if st.S[i] is not None:
+                lines.append(f"  {name} = {self.codec.text(self.slot_types[i], st.S[i])}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ saved games
+    def _state_to_data(self, st: State) -> dict:
+        body = {
+            "format": STATE_FORMAT, "game": self.title, "players": self.num_players,
+            "options": self.options,
+            "values": [st.S[0]] + [None if st.S[i] is None else self.codec.to_json(self.slot_types[i], st.S[i])
+                                   for i in range(1, len(st.S))],
+            "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5]],
+            "outcome": None if st.outcome is None else [st.outcome[0], list(st.outcome[1])],
+            "rng": list(st.rng), "chance": st.chance_mode, "history": list(st.history),
+            "pending": None if st.pending is None else {
+                "action": st.pending[0],
+                "outcomes": [self.codec.to_json(st.pending[3], o) for o in st.pending[1]],
+                "bag": self.codec.to_json(("bag", st.pending[3]), st.pending[2]),
+                "type": _type_to_json(st.pending[3])},
+        }
+        body["checksum"] = _checksum(body)
+        return body
+
+    def state_from_json(self, text: str) -> State:
+        """Load a saved game; refuse a damaged or foreign one with the reason."""
+        try:
+            d = json.loads(text)
+        except (TypeError, ValueError) as e:
+            raise CorruptState(f"not a saved game: not valid JSON ({e})") from None
+        if not isinstance(d, dict) or d.get("format") != STATE_FORMAT:
+            raise CorruptState(f"not a saved game: `format` must be {STATE_FORMAT!r}")
+        if "checksum" in d and d["checksum"] != _checksum({k: v for k, v in d.items() if k != "checksum"}):
+            raise CorruptState("the saved game was changed or damaged: its checksum does not match")
+        if d.get("game") != self.title or d.get("players") != self.num_players:
+            raise CorruptState(f"this saved game is for {d.get('game')!r} with {d.get('players')} "
+                               f"players, not {self.title!r} with {self.num_players}")
+        if d.get("options") != self.options:
+            raise CorruptState(f"this saved game was played with options {d.get('options')}, "
+                               f"not {self.options}")
+        st = State(self)
+        try:
+            vals = d["values"]
+            if not isinstance(vals, list) or len(vals) != len(self.slot_types):
+                raise CorruptState(f"expected {len(self.slot_types)} state values")
+            st.S = [self.codec.from_json("int", vals[0], "current_round")] + [
+                None if vals[i] is None else
+                self.codec.from_json(self.slot_types[i], vals[i], self.layout.names[i])
+                for i in range(1, len(vals))]
+            for i, (scope, _) in enumerate(self.visibility):
+                if scope == "player" and st.S[i] is not None and len(st.S[i]) != self.num_players:
+                    raise CorruptState(f"{self.layout.names[i]}: expected one value per player")
+            c = d["control"]
+            rd, stage, slot, ph, players, fresh = c
+            players = tuple(players)
+            if not (0 <= rd < len(self.rounds) and 0 <= stage < len(self.rounds[rd])
+                    and 0 <= slot < max(1, len(players))
+                    and 0 <= ph < len(self.rounds[rd][stage][1])
+                    and all(isinstance(p, int) and 0 <= p < self.num_players for p in players)
+                    and isinstance(fresh, bool)):
+                raise CorruptState("the control part (round, stage, turn, phase) is out of range")
+            st.ctl = [rd, stage, slot, ph, players, fresh]
+            o = d["outcome"]
+            st.outcome = None if o is None else (str(o[0]), tuple(int(p) for p in o[1]))
+            st.rng = [int(d["rng"][0]), int(d["rng"][1])]
+            st.chance_mode = d["chance"] if d["chance"] in ("auto", "explicit") else "auto"
+            st.history = [int(h) for h in d["history"]]
+            pend = d["pending"]
+            if pend is not None:
+                et = _type_from_json(pend["type"])
+                st.pending = (pend["action"],
+                              [self.codec.from_json(et, o, "pending outcome") for o in pend["outcomes"]],
+                              self.codec.from_json(("bag", et), pend["bag"], "pending bag"), et)
+        except CorruptState:
+            raise
+        except BadValue as e:
+            raise CorruptState(f"a state value does not fit its type: {e}") from None
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise CorruptState(f"the saved game lacks a part or has one of the wrong shape ({e!r})") from None
+        return st
+
+
+def _hidden(t, v):
+    if T.is_collection(t):
+        return {"hidden": True, "size": len(v)}
+    return {"hidden": True}
+
+
+def _checksum(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _type_to_json(t):
+    return t if isinstance(t, str) else [_type_to_json(x) for x in t]
+
+
+def _type_from_json(j):
+    return j if isinstance(j, str) else tuple(_type_from_json(x) for x in j)

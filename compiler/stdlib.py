@@ -1,0 +1,278 @@
+"""The standard library of the expression language: generic operations any
+game can use, each with a typing rule (for the checker) and a Python
+implementation (for the model). Nothing here knows any game.
+
+Values at run time: ints, bools, strs (enum members too), tuples (lists,
+records, positions), frozensets (sets), sorted tuples (bags) and dicts (maps,
+never mutated in place: effects copy on write).
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Callable, Optional
+
+from atoll.compiler import types as T
+
+
+class EvalError(Exception):
+    """A rule could not be evaluated (the only partial operations are here)."""
+
+
+# ---------------------------------------------------------------- implementations
+
+def _orth(p):
+    x, y = p
+    return ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y))
+
+
+def _around(p):
+    x, y = p
+    return tuple((x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
+
+
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def _lines(cells):
+    """Maximal groups (of 2 or more) of the given positions that lie on one
+    horizontal, vertical or diagonal line; gaps are allowed."""
+    cells = set(cells)
+    out = []
+    for dx, dy in _DIRECTIONS:
+        groups = {}
+        for (x, y) in cells:
+            # A key that is constant along the direction.
+            key = (y if dy == 0 else x if dx == 0 else (y - x) if dx == dy else (y + x))
+            groups.setdefault(key, []).append((x, y))
+        for key in sorted(groups):
+            g = groups[key]
+            if len(g) >= 2:
+                out.append(tuple(sorted(g)))
+    return tuple(out)
+
+
+def _collinear_subsets(cells):
+    """Every set of two or more of the given positions lying on one line
+    (horizontal, vertical or diagonal; not necessarily consecutive)."""
+    out = []
+    for line in _lines(cells):
+        for k in range(2, len(line) + 1):
+            for combo in combinations(line, k):
+                out.append(frozenset(combo))
+    return tuple(out)
+
+
+def _remove(xs, x):
+    if x not in xs:
+        raise EvalError(f"remove: {x!r} is not in the list")
+    i = xs.index(x)
+    return xs[:i] + xs[i + 1:]
+
+
+def _swap(xs, old, new):
+    if old not in xs:
+        raise EvalError(f"swap: {old!r} is not in the list")
+    i = xs.index(old)
+    return xs[:i] + (new,) + xs[i + 1:]
+
+
+def _without_keys(m, ks):
+    return {k: v for k, v in m.items() if k not in ks}
+
+
+def _without(xs, ys):
+    ys = set(ys)
+    if isinstance(xs, frozenset):
+        return xs - ys
+    return tuple(x for x in xs if x not in ys)
+
+
+def _get(m, k, default):
+    return m.get(k, default)
+
+
+def _sorted(xs):
+    return tuple(sorted(xs))
+
+
+def _bag(xs):
+    return tuple(sorted(xs))
+
+
+def _count_of(xs, x):
+    return sum(1 for y in xs if y == x)
+
+
+def _abs(x):
+    return -x if x < 0 else x
+
+
+def _min2(a, b):
+    return a if a <= b else b
+
+
+def _max2(a, b):
+    return a if a >= b else b
+
+
+def _range(n):
+    return tuple(range(n))
+
+
+def _pos(x, y):
+    return (x, y)
+
+
+def _distinct(xs):
+    return frozenset(xs)
+
+
+def _to_list(xs):
+    return tuple(sorted(xs)) if isinstance(xs, (frozenset, dict)) else tuple(xs)
+
+
+def _keys(m):
+    return frozenset(m)
+
+
+def _values(m):
+    return tuple(m[k] for k in sorted(m))
+
+
+def _size(xs):
+    return len(xs)
+
+
+# ---------------------------------------------------------------- typing rules
+# Each rule gets the argument types and returns (result type, error or None).
+
+Rule = Callable[[list], tuple]
+
+
+def _need(pred, what):
+    def check(t):
+        return t == T.UNKNOWN or pred(t), what
+    return check
+
+
+def _is(kind):
+    return lambda t: isinstance(t, tuple) and t[0] == kind
+
+
+def _rule(arity: int, result: Callable[[list], T.Type], *checks) -> Rule:
+    def rule(args):
+        if len(args) != arity:
+            return T.UNKNOWN, f"takes {arity} argument{'s' * (arity != 1)}, not {len(args)}"
+        for i, (a, chk) in enumerate(zip(args, checks)):
+            if chk is None:
+                continue
+            ok, what = chk(a)
+            if not ok:
+                return T.UNKNOWN, f"argument {i + 1} must be {what}, not {T.show(a)}"
+        return result(args), None
+    return rule
+
+
+_coll = _need(T.is_collection, "a collection")
+_list = _need(_is("list"), "a list")
+_map = _need(_is("map"), "a map")
+_int = _need(lambda t: t == T.INT, "an int")
+_pos_t = _need(lambda t: t == T.POS, "a Pos")
+_pos_coll = _need(lambda t: T.is_collection(t) and T.compatible(T.POS, T.element(t)),
+                  "a collection of Pos")
+
+
+def _same_as_elem(i):
+    """Check that argument ``i`` matches the element type of argument 0."""
+    return None
+
+
+def _elem_rule(arity, result, first_check):
+    def rule(args):
+        res, err = _rule(arity, result, first_check)(args)
+        if err:
+            return res, err
+        elem = T.element(args[0])
+        for i, a in enumerate(args[1:], start=2):
+            if not T.compatible(elem, a):
+                return T.UNKNOWN, f"argument {i} must be {T.show(elem)}, not {T.show(a)}"
+        return res, None
+    return rule
+
+
+# name -> (python implementation, typing rule, one-line doc)
+FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
+    "size": (_size, _rule(1, lambda a: T.INT, _coll),
+             "size(c): the number of items of a list, set, bag or map."),
+    "keys": (_keys, _rule(1, lambda a: ("set", a[0][1]) if a[0] != T.UNKNOWN else T.UNKNOWN, _map),
+             "keys(m): the set of keys of a map."),
+    "values": (_values, _rule(1, lambda a: ("list", a[0][2]) if a[0] != T.UNKNOWN else T.UNKNOWN, _map),
+               "values(m): the values of a map, ordered by key."),
+    "get": (_get, lambda a: (a[0][2] if len(a) == 3 and isinstance(a[0], tuple) and a[0][0] == "map"
+                             else T.UNKNOWN,
+                             None if len(a) == 3 and (a[0] == T.UNKNOWN or _is("map")(a[0]))
+                             else "takes a map, a key and a default value"),
+            "get(m, k, d): the value of key k in map m, or d if there is none."),
+    "remove": (_remove, _elem_rule(2, lambda a: a[0], _list),
+               "remove(xs, x): the list without one occurrence of x (x must be in it)."),
+    "swap": (_swap, _elem_rule(3, lambda a: a[0], _list),
+             "swap(xs, old, new): the list with one occurrence of old replaced by new."),
+    "without": (_without, _rule(2, lambda a: a[0], _coll, _coll),
+                "without(xs, ys): the items of xs that are not in ys."),
+    "without_keys": (_without_keys, _rule(2, lambda a: a[0], _map, _coll),
+                     "without_keys(m, ks): the map without the keys in ks."),
+    "sorted": (_sorted, _rule(1, lambda a: ("list", T.element(a[0])), _coll),
+               "sorted(c): the items in increasing order, as a list."),
+    "to_list": (_to_list, _rule(1, lambda a: ("list", T.element(a[0])), _coll),
+                "to_list(c): the items as a list (sets and maps in increasing order)."),
+    "distinct": (_distinct, _rule(1, lambda a: ("set", T.element(a[0])), _coll),
+                 "distinct(c): the set of the items of c."),
+    "bag": (_bag, _rule(1, lambda a: ("bag", T.element(a[0])), _coll),
+            "bag(c): an unordered pile of the items; drawing from it is a chance event."),
+    "count_of": (_count_of, _elem_rule(2, lambda a: T.INT, _coll),
+                 "count_of(c, x): how many times x occurs in c."),
+    "range": (_range, _rule(1, lambda a: ("list", T.INT), _int),
+              "range(n): the list 0, 1, ..., n-1."),
+    "abs": (_abs, _rule(1, lambda a: T.INT, _int), "abs(n): the absolute value."),
+    "min2": (_min2, _rule(2, lambda a: T.INT, _int, _int), "min2(a, b): the smaller int."),
+    "max2": (_max2, _rule(2, lambda a: T.INT, _int, _int), "max2(a, b): the larger int."),
+    "pos": (_pos, _rule(2, lambda a: T.POS, _int, _int), "pos(x, y): a grid position."),
+    "orth": (_orth, _rule(1, lambda a: ("list", T.POS), _pos_t),
+             "orth(p): the 4 orthogonal neighbours of p (up, right, down, left)."),
+    "around": (_around, _rule(1, lambda a: ("list", T.POS), _pos_t),
+               "around(p): the 8 neighbours of p (orthogonal and diagonal)."),
+    "lines": (_lines, _rule(1, lambda a: ("list", ("list", T.POS)), _pos_coll),
+              "lines(ps): the maximal groups of 2+ of the positions on one horizontal, "
+              "vertical or diagonal line (gaps allowed)."),
+    "collinear_subsets": (_collinear_subsets, _rule(1, lambda a: ("list", ("set", T.POS)), _pos_coll),
+                          "collinear_subsets(ps): every set of 2+ of the positions that lie on "
+                          "one horizontal, vertical or diagonal line, consecutive or not."),
+}
+
+# Aggregates: func(elem for x in xs if c). Result type from the element type.
+AGGREGATES: dict[str, tuple[Optional[str], str, str]] = {
+    # name -> (required element type or None, result type, doc)
+    "sum": ("int", "int", "sum(e for ...): the total (0 if there is nothing)."),
+    "count": (None, "int", "count(e for ...): how many items are generated."),
+    "min": ("int", "int", "min(e for ...): the least value (0 if there is nothing)."),
+    "max": ("int", "int", "max(e for ...): the greatest value (0 if there is nothing)."),
+    "all": ("bool", "bool", "all(e for ...): every item is true (true if there is nothing)."),
+    "any": ("bool", "bool", "any(e for ...): some item is true (false if there is nothing)."),
+}
+
+# Names the runtime provides in every rule.
+BUILTIN_VALUES = {
+    "players": (("list", T.INT), "players: all seats, 0 to player_count - 1."),
+    "seats": (("list", T.INT), "seats: the seats in turn order, starting with the first player."),
+    "player_count": (T.INT, "player_count: the number of players."),
+    "current_round": (T.INT, "current_round: the round being played, from 1."),
+}
+# Names that only exist inside actions and phases.
+CONTEXT_VALUES = {
+    "me": (T.INT, "me: the player whose turn it is (inside phases and actions)."),
+}
+# Special forms handled by the checker and the lowering.
+SPECIAL_FORMS = {
+    "can": "can(a): action a of the current phase has at least one legal choice now.",
+    "team_of": "team_of(p): the list of the players on p's team (p alone without teams).",
+}

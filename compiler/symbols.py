@@ -1,0 +1,170 @@
+"""The checked program: the spec's declarations by kind, plus side tables.
+
+``collect`` builds it from the AST (reporting duplicates); the checks then
+fill ``types`` (expression node id -> type) and ``refs`` (name node id ->
+what the name denotes), which the lowering reads. Nodes are never mutated.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from atoll.diagnostics import Reporter
+from atoll.grammar import ast as A
+
+
+@dataclass
+class Program:
+    file: str
+    sources: dict[str, str]
+    game: Optional[A.GameDecl] = None
+    enums: dict[str, A.EnumDecl] = field(default_factory=dict)
+    members: dict[str, str] = field(default_factory=dict)      # enum member -> enum name
+    records: dict[str, A.RecordDecl] = field(default_factory=dict)
+    data: dict[str, A.DataDecl] = field(default_factory=dict)
+    options: dict[str, A.OptionDecl] = field(default_factory=dict)
+    requires: list[A.RequireDecl] = field(default_factory=list)
+    consts: dict[str, A.ConstDecl] = field(default_factory=dict)
+    defs: dict[str, A.DefDecl] = field(default_factory=dict)
+    teams: Optional[A.TeamsDecl] = None
+    state: dict[str, A.VarDecl] = field(default_factory=dict)
+    setup: Optional[A.SetupDecl] = None
+    phases: dict[str, A.PhaseDecl] = field(default_factory=dict)
+    actions: dict[str, tuple[str, A.ActionDecl]] = field(default_factory=dict)  # name -> (phase, decl)
+    flow: Optional[A.FlowDecl] = None
+    endings: dict[str, A.EndingDecl] = field(default_factory=dict)
+    score: Optional[A.ScoreDecl] = None
+    # side tables, filled by the checks
+    types: dict[int, object] = field(default_factory=dict)
+    refs: dict[int, tuple] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)   # option/const/def names read by some rule
+
+    @property
+    def title(self) -> str:
+        return str(self.meta("title", self.game.name if self.game else "?"))
+
+    def meta(self, key: str, default=None):
+        if self.game is None:
+            return default
+        for e in self.game.meta:
+            if e.key == key:
+                return e.value
+        return default
+
+    @property
+    def player_range(self) -> tuple[int, int]:
+        r = self.meta("players", (2, 2))
+        return r if isinstance(r, tuple) else (r, r)
+
+    def phase_var(self, phase: str, name: str) -> Optional[A.VarDecl]:
+        ph = self.phases.get(phase)
+        if ph is None:
+            return None
+        for v in ph.vars:
+            if v.name == name:
+                return v
+        return None
+
+
+_KIND_WORD = {
+    A.EnumDecl: "enum", A.RecordDecl: "record", A.DataDecl: "data table",
+    A.OptionDecl: "option", A.ConstDecl: "constant", A.DefDecl: "function",
+    A.PhaseDecl: "phase", A.EndingDecl: "ending",
+}
+
+
+def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program:
+    """Sort declarations by kind; report duplicates and missing essentials."""
+    prog = Program(file, sources)
+    values: dict[str, object] = {}   # one namespace for every named value
+
+    def claim(name: str, node, table: dict) -> None:
+        prev = values.get(name)
+        if prev is not None:
+            rep.add("A0102", f"`{name}` is defined twice", node.span,
+                    f"rename one of them; the first definition is at {prev.span}")
+            return
+        values[name] = node
+        table[name] = node
+
+    for it in items:
+        if isinstance(it, A.GameDecl):
+            if prog.game is not None:
+                rep.add("A0102", "a spec has one game block", it.span)
+            prog.game = it
+        elif isinstance(it, A.EnumDecl):
+            if it.name in prog.enums or it.name in prog.records:
+                rep.add("A0102", f"type `{it.name}` is defined twice", it.span)
+            prog.enums[it.name] = it
+            for m in it.members:
+                if m in prog.members:
+                    rep.add("A0102", f"enum member `{m}` is defined twice "
+                            f"(in {prog.members[m]} and {it.name})", it.span,
+                            "member names are global: give one of them another name")
+                else:
+                    prog.members[m] = it.name
+        elif isinstance(it, A.RecordDecl):
+            if it.name in prog.enums or it.name in prog.records or it.name == "Pos":
+                rep.add("A0102", f"type `{it.name}` is defined twice", it.span)
+            prog.records[it.name] = it
+            seen = set()
+            for f in it.fields:
+                if f.name in seen:
+                    rep.add("A0102", f"field `{f.name}` is defined twice", f.span)
+                seen.add(f.name)
+        elif isinstance(it, A.DataDecl):
+            claim(it.name, it, prog.data)
+        elif isinstance(it, A.OptionDecl):
+            claim(it.name, it, prog.options)
+        elif isinstance(it, A.RequireDecl):
+            prog.requires.append(it)
+        elif isinstance(it, A.ConstDecl):
+            claim(it.name, it, prog.consts)
+        elif isinstance(it, A.DefDecl):
+            claim(it.name, it, prog.defs)
+        elif isinstance(it, A.TeamsDecl):
+            if prog.teams is not None:
+                rep.add("A0102", "teams are declared twice", it.span)
+            prog.teams = it
+        elif isinstance(it, A.StateDecl):
+            for v in it.vars:
+                claim(v.name, v, prog.state)
+        elif isinstance(it, A.SetupDecl):
+            if prog.setup is not None:
+                rep.add("A0102", "setup is declared twice", it.span)
+            prog.setup = it
+        elif isinstance(it, A.PhaseDecl):
+            if it.name in prog.phases:
+                rep.add("A0102", f"phase `{it.name}` is defined twice", it.span)
+            prog.phases[it.name] = it
+            for v in it.vars:
+                if v.name in values:
+                    rep.add("A0102", f"`{v.name}` is defined twice", v.span,
+                            f"the first definition is at {values[v.name].span}")
+            for a in it.actions:
+                if a.name in prog.actions:
+                    rep.add("A0102", f"action `{a.name}` is defined twice", a.span)
+                prog.actions[a.name] = (it.name, a)
+        elif isinstance(it, A.FlowDecl):
+            if prog.flow is not None:
+                rep.add("A0102", "the flow is declared twice", it.span)
+            prog.flow = it
+        elif isinstance(it, A.EndingDecl):
+            if it.name in prog.endings:
+                rep.add("A0102", f"ending `{it.name}` is defined twice", it.span)
+            prog.endings[it.name] = it
+        elif isinstance(it, A.ScoreDecl):
+            prog.score = it
+    if prog.game is None:
+        rep.add("A0204", "the spec has no `game` block", A.Span(file, 1, 1, 1, 2),
+                "start the file with `game name { title: \"...\" players: 2..4 }`")
+    else:
+        r = prog.meta("players")
+        if not (isinstance(r, tuple) or isinstance(r, int)):
+            rep.add("A0108", "the game block needs `players: MIN..MAX`", prog.game.span)
+        elif isinstance(r, tuple) and not (1 <= r[0] <= r[1]):
+            rep.add("A0108", f"player range {r[0]}..{r[1]} is empty", prog.game.span)
+    if prog.flow is None:
+        rep.add("A0204", "the spec has no `flow`", A.Span(file, 1, 1, 1, 2),
+                "add `flow { round { turns in seats: PHASE, ... } }`")
+    return prog
