@@ -1,0 +1,363 @@
+"""The `atoll` command line: check, play, simulate, lower.
+
+Exit codes: 0 success; 1 the spec has errors (or a simulation hit a model
+error or a deadlock); 2 bad usage (unknown option, bad player count...).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+from atoll.compiler import pipeline
+from atoll.compiler.runtime import IllegalAction, ModelError
+from atoll.diagnostics import SpecError, render_all
+from atoll import render
+
+EXAMPLES = {
+    "check": "examples:\n  atoll check spec/masterislands.atoll\n  atoll check spec            "
+             "# every .atoll file under spec/\n  atoll check --json spec/masterislands.atoll",
+    "play": "examples:\n  atoll play spec/masterislands.atoll --players 2\n"
+            "  atoll play spec/masterislands.atoll --players 4 --option mode=cooperative --seat 1",
+    "simulate": "examples:\n  atoll simulate spec/masterislands.atoll -n 1000 --players 4\n"
+                "  atoll simulate spec/masterislands.atoll -n 200 --option mode=corsair "
+                "--players 3 --json",
+    "lower": "examples:\n  atoll lower spec/masterislands.atoll | less",
+}
+
+
+def _options(pairs) -> dict:
+    out = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise SystemExit(_usage_error(f"--option takes KEY=VALUE, not {p!r}"))
+        k, v = p.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _usage_error(msg: str) -> int:
+    print(f"atoll: {msg}", file=sys.stderr)
+    return 2
+
+
+def _spec_files(paths) -> list[Path]:
+    out = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*.atoll")))
+        else:
+            out.append(p)
+    return out
+
+
+# ---------------------------------------------------------------- check
+
+def cmd_check(args) -> int:
+    files = _spec_files(args.files)
+    if not files:
+        return _usage_error("no .atoll files found")
+    failed = 0
+    report = []
+    for f in files:
+        try:
+            comp = pipeline.compile_spec(f)
+            lo, hi = comp.program.player_range
+            for n in range(lo, hi + 1):   # constants and requirements evaluate for every count
+                try:
+                    pipeline.instantiate(comp, n)
+                except SpecError as e:
+                    if any(d.code != "A0303" for d in e.diagnostics):
+                        raise
+            diags, sources = comp.diagnostics, comp.program.sources
+            ok = True
+        except SpecError as e:
+            diags, sources, ok = e.diagnostics, e.sources, False
+        failed += not ok
+        if args.json:
+            report.append({"file": str(f), "ok": ok, "diagnostics": [d.to_json() for d in diags]})
+        else:
+            if diags:
+                print(render_all(diags, sources), end="\n\n")
+            errors = sum(d.severity == "error" for d in diags)
+            warnings = len(diags) - errors
+            status = "ok" if ok else "FAILED"
+            print(f"{status}: {f} ({errors} error{'s' * (errors != 1)}, "
+                  f"{warnings} warning{'s' * (warnings != 1)})")
+    if args.json:
+        print(json.dumps({"files": report, "ok": failed == 0}, indent=2))
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------- simulate
+
+class Progress:
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self, total: int, label: str, enabled: Optional[bool] = None):
+        self.total, self.label = total, label
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.start = time.perf_counter()
+        self.last = 0.0
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if done < self.total and now - self.last < 0.1:
+            return
+        self.last = now
+        frac = done / self.total if self.total else 1
+        bar = "#" * int(30 * frac)
+        rate = done / max(now - self.start, 1e-9)
+        sys.stderr.write(f"\r{self.label} [{bar:<30}] {done}/{self.total} {rate:.0f}/s")
+        if done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def play_random_game(game, seed: int, max_steps: int = 100_000):
+    """One game by uniformly random agents; returns (state, steps, error)."""
+    st = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        if not legal:
+            return st, steps, "deadlock: a non-terminal state has no legal action"
+        st.apply_action(legal[rng.randrange(len(legal))])
+        steps += 1
+        if steps >= max_steps:
+            return st, steps, f"no end after {max_steps} actions"
+    return st, steps, None
+
+
+def simulate(game, n: int, seed: int = 0, progress: Optional[Progress] = None,
+             max_steps: int = 100_000) -> dict:
+    """Play ``n`` random games (seeds seed..seed+n-1) and summarise them."""
+    np_ = game.num_players
+    lengths, endings, problems = [], {}, []
+    wins, draws = [0] * np_, 0
+    scores = [[] for _ in range(np_)]
+    t0 = time.perf_counter()
+    for i in range(n):
+        s = seed + i
+        try:
+            st, steps, err = play_random_game(game, s, max_steps)
+        except ModelError as e:
+            problems.append({"seed": s, "problem": f"model error: {e}"})
+            continue
+        if err:
+            problems.append({"seed": s, "problem": err})
+            continue
+        lengths.append(steps)
+        endings[st.ending()] = endings.get(st.ending(), 0) + 1
+        if st.winners():
+            for p in st.winners():
+                wins[p] += 1
+        else:
+            draws += 1
+        for p, sc in enumerate(st.scores()):
+            scores[p].append(sc)
+        if progress:
+            progress.update(i + 1)
+    dt = time.perf_counter() - t0
+    played = len(lengths)
+    actions = sum(lengths)
+    return {
+        "game": game.title, "players": np_, "options": game.options, "games": n, "seed": seed,
+        "finished": played, "problems": problems,
+        "length": {"mean": actions / played if played else 0,
+                   "min": min(lengths, default=0), "max": max(lengths, default=0)},
+        "endings": dict(sorted(endings.items(), key=lambda kv: str(kv[0]))),
+        "wins_per_seat": wins, "win_rate_per_seat": [w / played if played else 0 for w in wins],
+        "draws": draws,
+        "scores_per_seat": [{"mean": sum(s) / len(s) if s else 0, "min": min(s, default=0),
+                             "max": max(s, default=0)} for s in scores],
+        "seconds": dt, "games_per_s": n / dt if dt else 0, "actions_per_s": actions / dt if dt else 0,
+    }
+
+
+def print_summary(r: dict) -> None:
+    print(f"{r['game']}: {r['games']} random games, {r['players']} players, options {r['options']}, "
+          f"seeds {r['seed']}..{r['seed'] + r['games'] - 1}")
+    L = r["length"]
+    print(f"  length (actions): mean {L['mean']:.1f}, min {L['min']}, max {L['max']}")
+    print(f"  endings: " + ", ".join(f"{k}: {v}" for k, v in r["endings"].items()))
+    print("  seat  wins  win rate  score mean  min  max")
+    for p in range(r["players"]):
+        s = r["scores_per_seat"][p]
+        print(f"  {p:>4}  {r['wins_per_seat'][p]:>4}  {r['win_rate_per_seat'][p]:>8.1%}  "
+              f"{s['mean']:>10.2f}  {s['min']:>3}  {s['max']:>3}")
+    print(f"  draws (no winner): {r['draws']}")
+    print(f"  speed: {r['games_per_s']:.1f} games/s, {r['actions_per_s']:.0f} actions/s "
+          f"({r['seconds']:.2f} s)")
+    for p in r["problems"][:10]:
+        print(f"  PROBLEM seed {p['seed']}: {p['problem']}")
+
+
+def cmd_simulate(args) -> int:
+    try:
+        game = pipeline.load(args.spec, args.players, _options(args.option))
+    except SpecError as e:
+        print(e, file=sys.stderr)
+        return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
+    prog = Progress(args.n, "simulating", None if not args.json else False)
+    r = simulate(game, args.n, args.seed, prog, args.max_steps)
+    if args.json:
+        print(json.dumps(r, indent=2))
+    else:
+        print_summary(r)
+    return 1 if r["problems"] else 0
+
+
+# ---------------------------------------------------------------- play
+
+def cmd_play(args, stdin=None, out=None) -> int:
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    try:
+        game = pipeline.load(args.spec, args.players, _options(args.option))
+    except SpecError as e:
+        print(e, file=sys.stderr)
+        return 2
+    me = args.seat
+    if not 0 <= me < game.num_players:
+        return _usage_error(f"--seat must be 0..{game.num_players - 1}")
+    st = game.new_initial_state(seed=args.seed)
+    rng = random.Random(args.seed)
+    print(f"{game.title}: you are player {me}; the others play at random. "
+          f"Type a move's number, 'q' to quit.", file=out)
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        if not legal:
+            print("No legal action: the rules are stuck here (a deadlock).", file=out)
+            return 1
+        if st.current_player() != me:
+            a = legal[rng.randrange(len(legal))]
+            print(f"player {st.current_player()}: {a}", file=out)
+            st.apply_action(a)
+            continue
+        print("", file=out)
+        print(render.observation_text(game, st.observation(me)), file=out)
+        for i, a in enumerate(legal):
+            print(f"  {i:>3}) {a}", file=out)
+        while True:
+            out.write("your move> ")
+            out.flush()
+            line = stdin.readline()
+            if not line or line.strip() in ("q", "quit"):
+                print("bye", file=out)
+                return 0
+            try:
+                k = int(line.strip())
+                if not 0 <= k < len(legal):
+                    raise ValueError
+            except ValueError:
+                print(f"type a number from 0 to {len(legal) - 1}", file=out)
+                continue
+            break
+        try:
+            st.apply_action(legal[k])
+        except IllegalAction as e:   # pragma: no cover - legal moves are listed
+            print(f"illegal: {e}", file=out)
+    print("", file=out)
+    print(render.observation_text(game, st.observation(me)), file=out)
+    w = st.winners()
+    print(f"Game over ({st.ending()}): " + (f"won by player(s) {', '.join(map(str, w))}" if w else
+                                            "nobody wins") + f"; scores {st.scores()}", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------- lower
+
+def cmd_lower(args) -> int:
+    try:
+        comp = pipeline.compile_spec(args.spec)
+    except SpecError as e:
+        print(e, file=sys.stderr)
+        return 1
+    print(comp.source, end="")
+    return 0
+
+
+# ---------------------------------------------------------------- main
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="atoll", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Atoll: write board-game rules once, then check, play, simulate them.",
+        epilog="examples:\n  atoll check spec\n  atoll simulate spec/masterislands.atoll -n 1000 "
+               "--players 4\n  atoll play spec/masterislands.atoll --players 2\n\n"
+               "Run `atoll COMMAND --help` for each command's options.")
+    ap.add_argument("--version", action="version", version="atoll 0.1.0")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name, help_, fn):
+        p = sub.add_parser(name, help=help_, description=help_, epilog=EXAMPLES[name],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(fn=fn)
+        return p
+
+    p = add("check", "Parse and check specs; report every problem with its position.", cmd_check)
+    p.add_argument("files", nargs="+", metavar="FILE", help="spec files or folders of specs")
+    p.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+
+    def game_args(p):
+        p.add_argument("spec", metavar="SPEC", help="the .atoll file (a game or a variant)")
+        p.add_argument("--players", type=int, default=None, help="number of players "
+                       "(default: the fewest the game allows)")
+        p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                       help="set an option or house rule (repeatable)")
+        p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+    p = add("simulate", "Play many games by random agents and summarise them.", cmd_simulate)
+    game_args(p)
+    p.add_argument("-n", type=int, default=100, help="number of games (default 100)")
+    p.add_argument("--max-steps", type=int, default=100_000,
+                   help="give up a game after this many actions (default 100000)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    p = add("play", "Play a game in the terminal against random agents.", cmd_play)
+    game_args(p)
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+
+    p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
+    p.add_argument("spec", metavar="SPEC")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if not getattr(args, "fn", None):
+        ap.print_help()
+        return 2
+    try:
+        return args.fn(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:   # output piped into `head` and the like
+        try:
+            sys.stdout = open("/dev/null", "w")
+        except OSError:   # pragma: no cover
+            pass
+        return 0
+    except SystemExit as e:
+        return int(e.code or 0)
+    except ModelError as e:
+        print(f"atoll: model error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:   # an internal error: say it is a bug
+        print(f"atoll: internal error ({type(e).__name__}: {e}). This is a bug in atoll, not in "
+              "your spec; please report it with the command you ran.", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":   # pragma: no cover
+    sys.exit(main())
