@@ -115,9 +115,8 @@ def merge(base: list, variant: list, rep: Reporter) -> list:
 
 def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter) -> dict:
     out = {}
-    base = Path(prog.file).parent
     for d in prog.data.values():
-        path = base / d.path
+        path = Path(d.span.file).parent / d.path   # relative to the file that declares it
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             if d.key is not None:
@@ -285,8 +284,8 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
     for ph in prog.phases.values():
         idx = []
         for a in ph.actions:
-            clauses = tuple(_src(sources, q.domain.span) for q in a.params) + tuple(
-                _src(sources, g.cond.span) for g in a.guards if g.kind == "when")
+            clauses = tuple((_src(sources, q.domain.span), "") for q in a.params) + tuple(
+                (_src(sources, g.cond.span), g.notes.summary) for g in a.guards if g.kind == "when")
             ensures = tuple((_src(sources, g.cond.span), g.notes.summary)
                             for g in a.guards if g.kind == "ensures")
             spec = runtime.ActionSpec(len(actions), a.name, ph.name,

@@ -109,7 +109,7 @@ class ActionSpec:
     name: str
     phase: str
     params: tuple[tuple[str, object], ...]      # (name, type)
-    clauses: tuple[str, ...]                    # source of domains then `when`s, for messages
+    clauses: tuple[tuple[str, str], ...]        # (source, summary) of domains then `when`s
     ensures: tuple[tuple[str, str], ...]        # (source, summary)
     cites: tuple[str, ...]
     summary: str
@@ -513,7 +513,7 @@ class Game:
         return self._fn[spec.index][3](S2, me) < 0
 
     def _legal(self, st: State) -> list[Action]:
-        me = st.current_player()
+        me = st.ctl[4][st.ctl[2]]
         name = self._phase_name(st)
         out = []
         try:
@@ -598,17 +598,17 @@ class Game:
         if spec.phase != phase:
             return (f"`{spec.name}` is an action of phase `{spec.phase}`, and the game is in "
                     f"phase `{phase}`{_cite(ph.cites)}")
-        if action.player not in (me, None) and action.player >= 0:
-            return f"it is player {me}'s turn, not player {action.player}'s"
         _, why, eff, ens = self._fn[spec.index]
         k = why(st.S, me, *action.params)
         if k >= 0:
-            clause = spec.clauses[k]
+            clause, summary = spec.clauses[k]
             if k < len(spec.params):
                 pname = spec.params[k][0]
                 return (f"`{spec.name}`: {pname}={self.codec.text(spec.params[k][1], action.params[k])} "
                         f"is not among its choices `{clause}`{_cite(spec.cites)}")
-            return f"`{spec.name}`: its condition `{clause}` does not hold{_cite(spec.cites)}"
+            why_text = f" ({summary})" if summary else ""
+            return (f"`{spec.name}`: its condition `{clause}` does not hold{why_text}"
+                    f"{_cite(spec.cites)}")
         S2 = list(st.S)
         eff(S2, me, _DryRun(), *action.params)
         j = ens(S2, me)

@@ -1,0 +1,47 @@
+"""Shared test helpers: paths, and building positions through saved-game JSON."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec"
+MASTERISLANDS = SPEC / "masterislands.atoll"
+
+
+def card(colour: str, value: int) -> dict:
+    return {"colour": colour, "value": value}
+
+
+def pos(x: int, y: int) -> dict:
+    return {"x": x, "y": y}
+
+
+def position(game, phase: str, player: int, **values):
+    """A state of ``game`` in ``phase`` with ``player`` to act, the state
+    variables given as JSON values (as ``to_json`` writes them), the others
+    as after setup. Built through ``state_from_json`` (without checksum)."""
+    base = game.new_initial_state(seed=0)
+    d = json.loads(base.to_json())
+    del d["checksum"]
+    names = game.layout.names
+    for k, v in values.items():
+        d["values"][names.index(k)] = v
+    ri = base.ctl[0]   # the round the flow chose for this mode
+    for stages in [game.rounds[ri]]:
+        for si, (_, phases) in enumerate(stages):
+            if phase in phases:
+                players = list(range(game.num_players))
+                d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False]
+                return game.state_from_json(json.dumps(d))
+    raise AssertionError(f"no stage has phase {phase}")
+
+
+def random_playout(state, rng: random.Random, max_steps: int = 10_000):
+    steps = 0
+    while not state.is_terminal() and steps < max_steps:
+        legal = state.legal_actions()
+        state.apply_action(rng.choice(legal))
+        steps += 1
+    return steps
