@@ -34,6 +34,7 @@ class Program:
     flow: Optional[A.FlowDecl] = None
     endings: dict[str, A.EndingDecl] = field(default_factory=dict)
     score: Optional[A.ScoreDecl] = None
+    unmodelled: dict[str, A.UnmodelledDecl] = field(default_factory=dict)
     # side tables, filled by the checks
     types: dict[int, object] = field(default_factory=dict)
     refs: dict[int, tuple] = field(default_factory=dict)
@@ -155,6 +156,10 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             prog.endings[it.name] = it
         elif isinstance(it, A.ScoreDecl):
             prog.score = it
+        elif isinstance(it, A.UnmodelledDecl):
+            if it.name in prog.unmodelled:
+                rep.add("A0102", f"`unmodelled {it.name}` is declared twice", it.span)
+            prog.unmodelled[it.name] = it
     if prog.game is None:
         rep.add("A0204", "the spec has no `game` block", A.Span(file, 1, 1, 1, 2),
                 "start the file with `game name { title: \"...\" players: 2..4 }`")

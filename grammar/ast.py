@@ -306,6 +306,14 @@ class OverrideDecl:
 
 
 @dataclass(frozen=True)
+class UnmodelledDecl:
+    """A rule the model leaves out on purpose; the docs list it."""
+    name: str
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class EnumDecl:
     name: str
     members: tuple[str, ...]
@@ -514,7 +522,7 @@ class ScoreDecl:
     span: Span = _span()
 
 
-Item = Union[GameDecl, ExtendsDecl, OverrideDecl, EnumDecl, RecordDecl, DataDecl,
+Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
              OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
              SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl]
 

@@ -19,7 +19,7 @@ from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInpu
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 
-TOP_KEYWORDS = ("game", "extends", "override", "enum", "record", "data", "option", "house",
+TOP_KEYWORDS = ("game", "extends", "override", "unmodelled", "enum", "record", "data", "option", "house",
                 "require", "const", "def", "teams", "state", "setup", "phase", "flow",
                 "ending", "score")
 _ITEM_START = re.compile(r"^(%s)\b" % "|".join(TOP_KEYWORDS), re.M)
@@ -151,6 +151,9 @@ class _ToAst(Transformer):
 
     def override_decl(self, meta, name):
         return A.OverrideDecl(str(name), self._s(meta))
+
+    def unmodelled_decl(self, meta, name, notes):
+        return A.UnmodelledDecl(str(name), notes, _tok_span(self.file, name))
 
     # -- notes
     def notes(self, meta, *items):
