@@ -27,6 +27,12 @@ EXAMPLES = {
                 "  atoll simulate spec/masterislands.atoll -n 200 --option mode=corsair "
                 "--players 3 --json",
     "lower": "examples:\n  atoll lower spec/masterislands.atoll | less",
+    "verify": "examples:\n  atoll verify spec/masterislands.atoll\n"
+              "  atoll verify spec/masterislands.atoll --matrix\n"
+              "  atoll verify spec/masterislands.atoll --property worked_example --json\n\n"
+              "verdicts: PROVED, HOLDS UP TO k, NO VIOLATION IN N GAMES, VIOLATED, WITNESS FOUND,\n"
+              "NO WITNESS, UNKNOWN. Exit status 0 exactly when every verdict matches what the\n"
+              "spec expects (`expect ...`; without it, a property expects to hold or to be found).",
 }
 
 
@@ -286,6 +292,85 @@ def cmd_lower(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- verify
+
+def _detail_text(r) -> str:
+    d = r.detail or {}
+    if "witnesses" in d:
+        ws = d["witnesses"]
+        return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
+            (f" (+{len(ws) - 3} more)" if len(ws) > 3 else "")
+    if "bound" in d:
+        return d["bound"]
+    if "reason" in d:
+        return d["reason"]
+    if "trace" in d:
+        return f"reached in {len(d['trace'])} actions (seed {d['seed']})"
+    if "games" in d:
+        return f"seed {d['seed']}, longest game {d['longest_game']} actions"
+    return ""
+
+
+def print_verify_table(spec: str, results) -> None:
+    print(f"{spec}: {len(results)} checks")
+    head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<16} {'verdict':<26} " \
+           f"{'expected':<10} {'time':>7}"
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        opts = ",".join(f"{k}={v}" for k, v in r.options.items() if k in ("mode",) or False)
+        mark = "" if r.ok else "  <-- not as expected"
+        print(f"{r.property:<26} {r.players!s:>7} {opts:<22} {r.method:<16} {r.verdict:<26} "
+              f"{r.expected:<10} {r.seconds:>6.2f}s{mark}")
+        det = _detail_text(r)
+        if det:
+            print(f"{'':<26}   {det}")
+    for r in results:
+        if r.counterexample:
+            print()
+            print(f"counterexample for `{r.property}` ({r.players} players, {r.options}):")
+            cx = r.counterexample
+            if "inputs" in cx:
+                for k, v in cx["inputs"].items():
+                    print(f"  {k} = {v}")
+            else:
+                print(f"  seed {cx['seed']}: {cx['problem']}")
+                for step in cx["steps"]:
+                    cites = f" [{'; '.join(step['cites'])}]" if step["cites"] else ""
+                    print(f"  {step['step']:>3}. player {step['player']}: {step['action']}{cites}")
+                    for k, v in step["changes"].items():
+                        print(f"         {k} = {v}")
+                print("  replay it as a regression test:")
+                for line in cx["pytest"].splitlines():
+                    print("    " + line)
+    bad = [r for r in results if not r.ok]
+    print()
+    print(f"{len(results) - len(bad)} of {len(results)} verdicts as expected" +
+          ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))
+
+
+def cmd_verify(args) -> int:
+    from atoll.verify.runner import run
+    prog = Progress(1, "verifying", None if not args.json else False)
+
+    def progress(done, total, name):
+        prog.total = total
+        prog.label = f"verifying {name:<24}"
+        prog.update(done - 1)
+    try:
+        results = run(args.spec, args.players, _options(args.option), args.matrix, args.property,
+                      args.seed, args.games, int(args.timeout * 1000), progress)
+    except SpecError as e:
+        print(e, file=sys.stderr)
+        return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
+    prog.update(prog.total)
+    if args.json:
+        print(json.dumps({"spec": args.spec, "results": [r.to_json() for r in results]}, indent=2))
+    else:
+        print_verify_table(args.spec, results)
+    return 0 if all(r.ok for r in results) else 1
+
+
 # ---------------------------------------------------------------- main
 
 def build_parser() -> argparse.ArgumentParser:
@@ -326,6 +411,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "Play a game in the terminal against random agents.", cmd_play)
     game_args(p)
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+
+    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis.", cmd_verify)
+    game_args(p)
+    p.add_argument("--property", action="append", metavar="NAME", help="only this property (repeatable)")
+    p.add_argument("--matrix", action="store_true",
+                   help="every player count times every mode the game block lists in `modes`")
+    p.add_argument("--games", type=int, default=100,
+                   help="games per property checked by play (default 100)")
+    p.add_argument("--timeout", type=float, default=20.0, help="z3 timeout per query, seconds (default 20)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
     p.add_argument("spec", metavar="SPEC")

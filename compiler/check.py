@@ -25,6 +25,7 @@ class Ctx:
     state: bool = True              # may read the state
     me: bool = False                # inside a phase or action
     phase: Optional[str] = None     # phase variables visible
+    phase_refs: bool = False        # `phase.var` reads a phase's variable (in properties)
     locals: dict = field(default_factory=dict)
 
     def bind(self, name: str, t) -> "Ctx":
@@ -162,6 +163,15 @@ class Checker:
         if isinstance(e, A.BinOp):
             return self.binop(e, ctx)
         if isinstance(e, A.FieldAccess):
+            if ctx.phase_refs and isinstance(e.obj, A.Name) and e.obj.name in self.p.phases \
+                    and e.obj.name not in ctx.locals:
+                v = self.p.phase_var(e.obj.name, e.name)
+                if v is None:
+                    self.rep.add("A0105", f"phase `{e.obj.name}` has no variable `{e.name}`", e.span,
+                                 did_you_mean(e.name, [x.name for x in self.p.phases[e.obj.name].vars]))
+                    return T.UNKNOWN
+                self.p.refs[id(e)] = ("phase", e.obj.name, e.name)
+                return self.resolve(v.type)
             t = self.expr(e.obj, ctx)
             if t == T.UNKNOWN:
                 return T.UNKNOWN
@@ -597,3 +607,33 @@ def check_types(prog: Program, rep: Reporter) -> None:
     if prog.score:
         c.expect(T.INT, c.expr(prog.score.value, Ctx("score").bind(prog.score.var, T.INT)),
                  prog.score.value.span, "a score")
+    for pr in prog.properties.values():
+        check_property(c, pr, rep)
+
+
+def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
+    where = f"property `{pr.name}`"
+    if pr.when is not None:
+        c.expect(T.BOOL, c.expr(pr.when, Ctx(where, state=False)), pr.when.span,
+                 "a property's `when` (it may read options and player_count)")
+    if pr.kind in ("theorem", "witness"):
+        ctx = Ctx(where, state=False)
+        for b in pr.binders:
+            want = c.resolve(b.type)
+            dom = c.expr(b.domain, ctx)
+            if dom != T.UNKNOWN and not T.is_collection(dom):
+                rep.add("A0103", f"the domain of `{b.name}` must be a collection, not {T.show(dom)}",
+                        b.domain.span, "for ints write `between(lo, hi)`; for sets `subsets(xs)`")
+            else:
+                c.expect(want, T.element(dom), b.domain.span, f"each value of `{b.name}`")
+            ctx = ctx.bind(b.name, want)
+        c.expect(T.BOOL, c.expr(pr.body, ctx), pr.body.span, f"the body of {where}")
+        if pr.objective is not None:
+            c.expect(T.INT, c.expr(pr.objective[1], ctx), pr.objective[1].span, "an objective")
+        if pr.kind == "theorem" and pr.expect in ("witness", "no_witness"):
+            rep.add("A0103", "a theorem is proved or violated, it has no witness", pr.span)
+    elif pr.kind in ("invariant", "reachable", "terminates"):
+        ctx = Ctx(where, phase_refs=True)
+        want = T.INT if pr.kind == "terminates" else T.BOOL
+        c.expect(want, c.expr(pr.body, ctx), pr.body.span,
+                 "a ranking measure" if want == T.INT else f"the body of {where}")

@@ -95,6 +95,9 @@ class Lowerer:
         if isinstance(e, A.BinOp):
             return self.binop(e)
         if isinstance(e, A.FieldAccess):
+            ref = self.p.refs.get(id(e))
+            if ref is not None and ref[0] == "phase":   # `phase.var` in a property
+                return f"S[{self.layout.slots[ref]}]"
             rt = self.t(e.obj)
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
@@ -338,6 +341,11 @@ class Lowerer:
                 self.function(f"end_{n}_key", f"S, l_{_id(o.var)}", f"({keys})")
         if p.score:
             self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
+        for pr in p.properties.values():
+            if pr.kind in ("invariant", "reachable", "terminates"):
+                self.function(f"prop_{_id(pr.name)}", "S", self.ex(pr.body))
+            if pr.when is not None:
+                self.function(f"prop_{_id(pr.name)}_applies", "", self.ex(pr.when))
         return "\n".join(self.lines) + "\n"
 
     def action(self, a: A.ActionDecl) -> None:

@@ -119,6 +119,17 @@ def _range(n):
     return tuple(range(n))
 
 
+def _between(lo, hi):
+    return tuple(range(lo, hi + 1))
+
+
+def _subsets(xs):
+    items = sorted(set(xs))
+    if len(items) > 16:
+        raise EvalError(f"subsets of {len(items)} items is too many (at most 16)")
+    return tuple(frozenset(c) for k in range(len(items) + 1) for c in combinations(items, k))
+
+
 def _pos(x, y):
     return (x, y)
 
@@ -233,6 +244,10 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
                  "count_of(c, x): how many times x occurs in c."),
     "range": (_range, _rule(1, lambda a: ("list", T.INT), _int),
               "range(n): the list 0, 1, ..., n-1."),
+    "between": (_between, _rule(2, lambda a: ("list", T.INT), _int, _int),
+                "between(lo, hi): the list lo, lo+1, ..., hi (empty if hi < lo)."),
+    "subsets": (_subsets, _rule(1, lambda a: ("list", ("set", T.element(a[0]))), _coll),
+                "subsets(c): every set of items of c (at most 16 distinct items)."),
     "abs": (_abs, _rule(1, lambda a: T.INT, _int), "abs(n): the absolute value."),
     "min2": (_min2, _rule(2, lambda a: T.INT, _int, _int), "min2(a, b): the smaller int."),
     "max2": (_max2, _rule(2, lambda a: T.INT, _int, _int), "max2(a, b): the larger int."),

@@ -35,6 +35,7 @@ class Program:
     endings: dict[str, A.EndingDecl] = field(default_factory=dict)
     score: Optional[A.ScoreDecl] = None
     unmodelled: dict[str, A.UnmodelledDecl] = field(default_factory=dict)
+    properties: dict[str, A.PropertyDecl] = field(default_factory=dict)
     # side tables, filled by the checks
     types: dict[int, object] = field(default_factory=dict)
     refs: dict[int, tuple] = field(default_factory=dict)
@@ -156,6 +157,10 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             prog.endings[it.name] = it
         elif isinstance(it, A.ScoreDecl):
             prog.score = it
+        elif isinstance(it, A.PropertyDecl):
+            if it.name in prog.properties:
+                rep.add("A0102", f"property `{it.name}` is defined twice", it.span)
+            prog.properties[it.name] = it
         elif isinstance(it, A.UnmodelledDecl):
             if it.name in prog.unmodelled:
                 rep.add("A0102", f"`unmodelled {it.name}` is declared twice", it.span)

@@ -522,9 +522,37 @@ class ScoreDecl:
     span: Span = _span()
 
 
+
+@dataclass(frozen=True)
+class Binder:
+    name: str
+    type: TypeRef
+    domain: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PropertyDecl:
+    """A property for `atoll verify`. ``kind``: theorem, witness, invariant,
+    deadlock_free, terminates, reachable. ``expect``: the verdict the author
+    expects (proved, holds, violated, witness, no_witness, unknown), or None
+    (expects it to hold)."""
+    name: str
+    kind: str
+    body: Optional[Expr] = None
+    binders: tuple[Binder, ...] = ()
+    when: Optional[Expr] = None
+    objective: Optional[tuple[str, Expr]] = None
+    show: int = 1
+    step: str = ""
+    expect: Optional[str] = None
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
              OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
-             SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl]
+             SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl]
 
 
 @dataclass(frozen=True)

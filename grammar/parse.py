@@ -19,7 +19,7 @@ from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInpu
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 
-TOP_KEYWORDS = ("game", "extends", "override", "unmodelled", "enum", "record", "data", "option", "house",
+TOP_KEYWORDS = ("game", "extends", "override", "unmodelled", "property", "enum", "record", "data", "option", "house",
                 "require", "const", "def", "teams", "state", "setup", "phase", "flow",
                 "ending", "score")
 _ITEM_START = re.compile(r"^(%s)\b" % "|".join(TOP_KEYWORDS), re.M)
@@ -119,6 +119,45 @@ class _ToAst(Transformer):
         return str(tok)
 
     option_kind = scope = visibility_kind = stage_kind = ending_time = tie_kind = end_what = _kw
+    optimize_kind = step_kind = verdict_word = _kw
+
+    # -- properties
+    def binder(self, meta, name, type_, domain):
+        return A.Binder(str(name), type_, domain, self._s(meta))
+
+    def binders(self, meta, *bs):
+        return tuple(bs)
+
+    def objective(self, meta, kind, e):
+        return (kind, e)
+
+    def show_count(self, meta, n):
+        return int(n)
+
+    def expectation(self, meta, word):
+        return word
+
+    def prop_theorem(self, meta, binders, body):
+        return dict(kind="theorem", binders=binders, body=body)
+
+    def prop_witness(self, meta, binders, body, objective, show):
+        return dict(kind="witness", binders=binders, body=body, objective=objective, show=show or 1)
+
+    def prop_invariant(self, meta, body):
+        return dict(kind="invariant", body=body)
+
+    def prop_deadlock(self, meta):
+        return dict(kind="deadlock_free")
+
+    def prop_terminates(self, meta, body, step):
+        return dict(kind="terminates", body=body, step=step)
+
+    def prop_reachable(self, meta, body):
+        return dict(kind="reachable", body=body)
+
+    def property_decl(self, meta, name, when, notes, body, expect):
+        return A.PropertyDecl(str(name), when=when, notes=notes, expect=expect,
+                              span=_tok_span(self.file, name), **body)
 
     # -- terminals
     def NAME(self, tok):
@@ -404,6 +443,9 @@ class _ToAst(Transformer):
 
     def aggregate(self, meta, func, elem, *fors):
         return A.Aggregate(str(func), elem, tuple(fors), self._s(meta))
+
+    def aggregate_all(self, meta, elem, *fors):
+        return A.Aggregate("all", elem, tuple(fors), self._s(meta))
 
     def int_lit(self, meta, tok):
         return A.IntLit(int(tok), self._s(meta))

@@ -1,0 +1,237 @@
+"""Checks by play: invariants, deadlock freedom, termination measures and
+reachability, over games driven by hypothesis.
+
+Each example hypothesis draws is one game: a seed for chance and a list of
+choices (the i-th decision takes legal action ``choice % len(legal)``); once
+the list runs out a seeded policy continues, steered, for termination,
+towards keeping the measure high (long games). When a game violates the
+property, hypothesis shrinks it to a short sequence, which is replayed into
+a readable trace: each step's action, the rule and its citation, what changed.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+from hypothesis import HealthCheck, Phase, find, settings, target
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+from atoll.compiler.runtime import IllegalAction, ModelError
+from atoll.grammar import ast as A
+from atoll.verify import verdicts as V
+
+GAME = st.tuples(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 2**16 - 1), max_size=400))
+
+
+@dataclass
+class Run:
+    violation: Optional[str]
+    actions: list          # action ids, in order
+    steps: int
+    seed: int
+
+
+class PlayCheck:
+    def __init__(self, game, pr: A.PropertyDecl, max_steps: int = 2000):
+        self.game = game
+        self.pr = pr
+        self.max_steps = max_steps
+        self.fn = game.ns.get(f"prop_{pr.name}")
+        self.longest = 0
+        self.bound = None
+
+    # ------------------------------------------------------------ one game
+    def measure(self, state) -> int:
+        return self.fn(state.S)
+
+    def step_key(self, state):
+        if self.pr.step == "action":
+            return len(state.history)
+        if self.pr.step == "round":
+            return state.S[0]
+        return (state.S[0], state.ctl[0], state.ctl[1], state.ctl[2])
+
+    def check(self, state) -> Optional[str]:
+        kind = self.pr.kind
+        if kind == "invariant" and not self.fn(state.S):
+            return "the invariant is false in this state"
+        if kind == "deadlock_free" and not state.is_terminal() and not state.legal_actions():
+            return f"no legal action in phase `{state.phase()}` for player {state.current_player()}"
+        if kind == "reachable" and self.fn(state.S):
+            return "reached"
+        return None
+
+    def play(self, seed: int, choices: list, stop_at: Optional[int] = None) -> Run:
+        g = self.game
+        state = g.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        actions = []
+        steps = 0
+        kind = self.pr.kind
+        last_key, last_measure = None, None
+        problem = self.check(state)
+        if kind == "terminates":
+            last_key, last_measure = self.step_key(state), self.measure(state)
+            if last_measure < 0:
+                problem = f"the measure is negative ({last_measure}) at the start"
+        while problem is None and not state.is_terminal():
+            if stop_at is not None and steps >= stop_at:
+                break
+            if steps >= self.max_steps:
+                problem = (f"the game did not end within {self.max_steps} actions"
+                           if kind == "terminates" else None)
+                break
+            legal = state.legal_actions()
+            if not legal:
+                if kind == "deadlock_free":
+                    problem = self.check(state)
+                break
+            if steps < len(choices):
+                a = legal[choices[steps] % len(legal)]
+            elif kind == "terminates" and rng.random() < 0.5:
+                a = self.steer(state, legal, rng)
+            else:
+                # Past the drawn choices the first legal action is taken, so that
+                # shrinking the list of choices shortens the game it describes.
+                a = legal[0]
+            state.apply_action(a)
+            actions.append(a.id)
+            steps += 1
+            if kind == "terminates":
+                key = self.step_key(state)
+                if key != last_key and not state.is_terminal():
+                    m = self.measure(state)
+                    if m < 0:
+                        problem = f"the measure fell below zero ({m})"
+                    elif m >= last_measure:
+                        problem = (f"the measure did not decrease over a {self.pr.step}: "
+                                   f"{last_measure} then {m}")
+                    last_key, last_measure = key, m
+            else:
+                problem = self.check(state)
+        self.longest = max(self.longest, steps)
+        return Run(problem, actions, steps, seed)
+
+    def steer(self, state, legal, rng):
+        """Prefer the action after which the measure stays highest."""
+        best, best_m = [], None
+        for a in legal:
+            c = state.clone()
+            c.apply_action(a)
+            m = self.measure(c) + (10**6 if not c.is_terminal() else 0)
+            if best_m is None or m > best_m:
+                best, best_m = [a], m
+            elif m == best_m:
+                best.append(a)
+        return best[rng.randrange(len(best))]
+
+    # ------------------------------------------------------------ the search
+    def search(self, games: int, seed: int):
+        found = {}
+
+        def bad(example):
+            s, choices = example
+            try:
+                run = self.play(s, choices)
+            except ModelError as e:
+                run = Run(f"model error: {e}", [], 0, s)
+            target(float(run.steps), label="game length")
+            if run.violation is not None:
+                found.setdefault("first", run)
+                return True
+            return False
+
+        try:
+            ex = find(GAME, bad, settings=settings(
+                max_examples=games, database=None, deadline=None,
+                suppress_health_check=list(HealthCheck),
+                phases=[Phase.generate, Phase.target, Phase.shrink]),
+                random=random.Random(seed))
+        except (NoSuchExample, Unsatisfiable):
+            return None
+        s, choices = ex
+        try:
+            return self.play(s, choices)
+        except ModelError as e:
+            return Run(f"model error: {e}", [], 0, s)
+
+    def trace(self, run: Run) -> list:
+        """The run replayed step by step, with what each action changed."""
+        g = self.game
+        state = g.new_initial_state(seed=run.seed)
+        out = []
+        for i, aid in enumerate(run.actions):
+            before = list(state.S)
+            player = state.current_player()
+            action = next(a for a in state.legal_actions() if a.id == aid)
+            spec = g.action_by_name.get(action.kind)
+            state.apply_action(action)
+            changes = {}
+            for j, name in enumerate(g.layout.names):
+                if j and before[j] != state.S[j] and state.S[j] is not None:
+                    changes[name] = change_text(g.codec, g.slot_types[j], before[j], state.S[j])
+            out.append({"step": i + 1, "player": player, "action": str(action), "id": aid,
+                        "rule": action.kind, "cites": list(spec.cites) if spec else [],
+                        "changes": changes})
+        return out
+
+
+def change_text(codec, t, old, new) -> str:
+    """What changed in one state variable, short enough to read in a trace."""
+    if old is None:
+        return codec.text(t, new)
+    kind = t[0] if isinstance(t, tuple) else t
+    if kind == "player":
+        return "; ".join(f"player {p}: {change_text(codec, t[1], o, n)}"
+                         for p, (o, n) in enumerate(zip(old, new)) if o != n)
+    if kind == "map":
+        parts = [f"+{codec.text(t[1], k)}: {codec.text(t[2], v)}" for k, v in new.items()
+                 if k not in old or old[k] != v]
+        parts += [f"-{codec.text(t[1], k)}" for k in old if k not in new]
+        return f"{len(new)} entries ({', '.join(parts)})"
+    if kind in ("list", "bag", "set"):
+        full = codec.text(t, new)
+        if len(full) <= 100:
+            return full
+        gone, came = list(old), []
+        for x in new:
+            if x in gone:
+                gone.remove(x)
+            else:
+                came.append(x)
+        parts = [f"+{codec.text(t[1], x)}" for x in came] + [f"-{codec.text(t[1], x)}" for x in gone]
+        return f"{len(new)} items ({', '.join(parts)})"
+    return codec.text(t, new)
+
+
+def pytest_snippet(spec_path: str, players: int, options: dict, run: Run, prop: str) -> str:
+    return (f"def test_{prop}_regression():\n"
+            f"    import atoll\n"
+            f"    game = atoll.load({spec_path!r}, players={players}, options={options!r})\n"
+            f"    state = game.new_initial_state(seed={run.seed})\n"
+            f"    for action_id in {run.actions!r}:\n"
+            f"        state.apply_action(action_id)\n"
+            f"    # here `{prop}` fails: {run.violation}\n")
+
+
+def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: str):
+    chk = PlayCheck(game, pr)
+    if pr.kind == "terminates":
+        start = game.new_initial_state(seed=seed)
+        chk.bound = chk.measure(start)
+    run = chk.search(games, seed)
+    detail = {"games": games, "seed": seed, "longest_game": chk.longest}
+    if pr.kind == "terminates" and chk.bound is not None:
+        detail["bound"] = (f"the measure starts at {chk.bound}: at most {chk.bound + 1} "
+                           f"{pr.step}s if it always decreases")
+    if pr.kind == "reachable":
+        if run is None:
+            return V.UNKNOWN, {**detail, "reason": f"not reached in {games} games"}, None
+        return V.WITNESS_FOUND, {**detail, "trace": chk.trace(run), "seed": run.seed}, None
+    if run is None:
+        return V.no_violation_in(games), detail, None
+    cex = {"seed": run.seed, "problem": run.violation, "steps": chk.trace(run),
+           "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
+    return V.VIOLATED, detail, cex

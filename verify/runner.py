@@ -1,0 +1,92 @@
+"""The property runner: every property of a spec, for one configuration or
+for the matrix of player counts and modes, as results with verdicts."""
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Iterable, Optional
+
+from atoll.compiler import pipeline
+from atoll.compiler.check import Checker
+from atoll.diagnostics import Reporter, SpecError
+from atoll.verify import verdicts as V
+from atoll.verify.play import check_by_play
+from atoll.verify.solver import check_theorem, check_witness
+from atoll.verify.z3sem import Unsupported, Z3Eval
+
+
+def configurations(comp, players: Optional[int], options: dict, matrix: bool) -> list[tuple[int, dict]]:
+    """(players, options) pairs to verify: one, or every player count times
+    every value of the options the game block names in `modes`."""
+    prog = comp.program
+    lo, hi = prog.player_range
+    if not matrix:
+        return [(players if players is not None else lo, dict(options))]
+    axes = [a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()]
+    checker = Checker(prog, Reporter())
+    values = []
+    for a in axes:
+        o = prog.options[a]
+        t = checker.resolve(o.type)
+        values.append(list(prog.enums[t[1]].members) if isinstance(t, tuple) else [False, True])
+    out = []
+    counts = [players] if players is not None else range(lo, hi + 1)
+    for n in counts:
+        for combo in itertools.product(*values):
+            opts = dict(options)
+            opts.update(dict(zip(axes, combo)))
+            try:
+                pipeline.instantiate(comp, n, opts)
+            except SpecError:
+                continue   # a `require` rules this combination out
+            out.append((n, opts))
+    return out
+
+
+def applies(comp, game, pr) -> bool:
+    if pr.when is None:
+        return True
+    return bool(game.ns[f"prop_{pr.name}_applies"]())
+
+
+def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
+        matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
+        games: int = 100, timeout_ms: int = 20_000, progress=None) -> list[V.Result]:
+    comp = pipeline.compile_spec(spec_path)
+    prog = comp.program
+    props = list(prog.properties.values())
+    if only:
+        wanted = set(only)
+        unknown = wanted - set(prog.properties)
+        if unknown:
+            from atoll.diagnostics import Diagnostic, did_you_mean
+            raise SpecError([Diagnostic("A0302", f"no property `{u}`", None,
+                                        did_you_mean(u, prog.properties)) for u in sorted(unknown)])
+        props = [p for p in props if p.name in wanted]
+    results = []
+    configs = configurations(comp, players, options or {}, matrix)
+    total = len(configs) * len(props)
+    done = 0
+    for n, opts in configs:
+        game = pipeline.instantiate(comp, n, opts)
+        for pr in props:
+            done += 1
+            if progress:
+                progress(done, total, pr.name)
+            if not applies(comp, game, pr):
+                continue
+            t0 = time.perf_counter()
+            expected = pr.expect or V.DEFAULT_EXPECTATION[pr.kind]
+            counterexample = None
+            if pr.kind == "theorem":
+                method = "z3"
+                verdict, detail, counterexample = check_theorem(prog, game, pr, timeout_ms)
+            elif pr.kind == "witness":
+                method = "z3 optimize" if pr.objective else "z3"
+                verdict, detail, counterexample = check_witness(prog, game, pr, timeout_ms)
+            else:
+                method = "hypothesis play"
+                verdict, detail, counterexample = check_by_play(game, pr, games, seed, str(spec_path))
+            results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
+                                    time.perf_counter() - t0, detail, counterexample, pr.notes.cites))
+    return results

@@ -1,0 +1,149 @@
+"""z3 checks: theorems (for every input) and witnesses (some input, several
+distinct ones, or the best one under an objective)."""
+from __future__ import annotations
+
+import z3
+
+from atoll.compiler import types as T
+from atoll.compiler.check import Checker
+from atoll.diagnostics import Reporter
+from atoll.grammar import ast as A
+from atoll.verify import verdicts as V
+from atoll.verify.z3sem import TRUE, Coll, Unsupported, Z3Eval, eq, ite, simp
+
+
+class _Query:
+    """The binders of a property as symbolic values with their domain constraints."""
+
+    def __init__(self, prog, game, pr: A.PropertyDecl):
+        self.ev = Z3Eval(prog, game)
+        self.checker = Checker(prog, Reporter())
+        self.pr = pr
+        self.env = {}
+        self.constraints = []
+        self.types = {}
+        for b in pr.binders:
+            t = self.checker.resolve(b.type)
+            self.types[b.name] = t
+            self.env[b.name] = self.bind(b, t)
+
+    def bind(self, b: A.Binder, t):
+        ev = self.ev
+        d = b.domain
+        if isinstance(d, A.Call) and d.func == "subsets" and len(d.args) == 1:
+            # A set chosen from a collection: one Bool per item.
+            base = ev.ev(d.args[0], self.env)
+            items = []
+            for i, (v, c) in enumerate(base.items):
+                pick = z3.Bool(f"{b.name}!{i}")
+                self.constraints.append(z3.Implies(pick, c))
+                items.append((v, pick))
+            from atoll.verify.z3sem import dedupe
+            return Coll("set", dedupe(items))
+        dom = ev.ev(d, self.env)
+        items = dom.items if isinstance(dom, Coll) else [(k, c) for k, _, c in dom.entries]
+        if T.is_collection(t):
+            if not items:
+                self.constraints.append(z3.BoolVal(False))
+                return Coll(t[0], [])
+            sel = z3.Int(f"{b.name}!choice")
+            out = items[-1][0]
+            for i in range(len(items) - 2, -1, -1):
+                out = ite(sel == i, items[i][0], out)
+            self.constraints.append(z3.Or([z3.And(sel == i, c) for i, (_, c) in enumerate(items)]))
+            return out
+        v = ev.fresh(t, b.name)
+        self.constraints.append(ev.domain(t, v))
+        self.constraints.append(z3.Or([z3.And(c, eq(x, v)) for x, c in items] + [z3.BoolVal(False)]))
+        return v
+
+    def values(self, model, codec) -> dict:
+        out = {}
+        for name, v in self.env.items():
+            t = self.types[name]
+            out[name] = codec.text(t, self.ev.concrete(t, v, model))
+        return out
+
+    def block(self, model):
+        """A constraint excluding the binders' values in ``model``."""
+        diffs = []
+        for name, v in self.env.items():
+            t = self.types[name]
+            val = self.ev.lift(t, self.ev.concrete(t, v, model))
+            diffs.append(z3.Not(eq(v, val)))
+        return z3.Or(diffs) if diffs else z3.BoolVal(False)
+
+
+def _outcome(r, solver) -> str:
+    reason = solver.reason_unknown() if r == z3.unknown else ""
+    return reason
+
+
+def check_theorem(prog, game, pr: A.PropertyDecl, timeout_ms: int):
+    """PROVED when no input violates the body; VIOLATED with the input otherwise."""
+    try:
+        q = _Query(prog, game, pr)
+        body = q.ev.ev(pr.body, q.env)
+    except Unsupported as e:
+        return V.UNKNOWN, {"reason": f"no z3 meaning: {e}"}, None
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*q.constraints)
+    s.add(z3.Not(body))
+    r = s.check()
+    if r == z3.unsat:
+        return V.PROVED, {"inputs": len(pr.binders)}, None
+    if r == z3.sat:
+        return V.VIOLATED, None, {"inputs": q.values(s.model(), game.codec)}
+    return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+
+
+def check_witness(prog, game, pr: A.PropertyDecl, timeout_ms: int):
+    """WITNESS FOUND with up to ``show`` distinct witnesses (the best first
+    under an objective); NO WITNESS when z3 shows there is none."""
+    try:
+        q = _Query(prog, game, pr)
+        body = q.ev.ev(pr.body, q.env)
+        goal = q.ev.ev(pr.objective[1], q.env) if pr.objective else None
+    except Unsupported as e:
+        return V.UNKNOWN, {"reason": f"no z3 meaning: {e}"}, None
+    witnesses = []
+    best = None
+    s = z3.Optimize() if goal is not None else z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*q.constraints)
+    s.add(body)
+    if goal is not None:
+        (s.minimize if pr.objective[0] == "minimize" else s.maximize)(goal)
+    for _ in range(max(1, pr.show)):
+        r = s.check()
+        if r == z3.unknown:
+            if witnesses:
+                break
+            return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+        if r == z3.unsat:
+            break
+        m = s.model()
+        w = q.values(m, game.codec)
+        if goal is not None:
+            value = m.eval(goal, model_completion=True).as_long()
+            if best is None:
+                best = value
+                s = _fixed(q, body, goal, value, timeout_ms)   # list the optimum's witnesses
+            w = {"objective": value, **w}
+        witnesses.append(w)
+        s.add(q.block(m))
+    if not witnesses:
+        return V.NO_WITNESS, {"reason": "z3: no input satisfies it"}, None
+    detail = {"witnesses": witnesses}
+    if best is not None:
+        detail[pr.objective[0]] = best
+    return V.WITNESS_FOUND, detail, None
+
+
+def _fixed(q, body, goal, value, timeout_ms):
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*q.constraints)
+    s.add(body, goal == value)
+    return s

@@ -1,0 +1,575 @@
+"""The z3 meaning of the expression language.
+
+``Z3Eval`` gives every pure expression a symbolic value, the second meaning
+beside the Python one of the lowering (a hypothesis test checks that the two
+agree). Integers are z3 Ints (unbounded: no silent overflow).
+
+Symbolic values, by type:
+
+* int, Player: a z3 Int; bool: a z3 Bool; enum: a z3 Int, the member's index;
+* record (and Pos): a Python tuple of the fields' symbolic values;
+* list, set, bag: a ``Coll``, a finite sequence of *guarded* items
+  ``(value, condition)``: the collection holds the items whose condition is
+  true, in order. Shapes are finite and known; contents and membership may be
+  symbolic. Sets never hold two equal present items.
+* map: an ``SMap`` of guarded ``(key, value, condition)`` entries, keys distinct.
+
+What has no z3 meaning here (strings, the game state, ``remove`` and ``swap``
+on lists with symbolic membership, ...) raises ``Unsupported`` with the
+reason; the verifier then says UNKNOWN, never "proved".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Optional
+
+import z3
+
+from atoll.compiler import stdlib
+from atoll.compiler import types as T
+from atoll.compiler.symbols import Program
+from atoll.grammar import ast as A
+
+
+class Unsupported(Exception):
+    """This expression has no z3 meaning in this context."""
+
+
+TRUE = z3.BoolVal(True)
+FALSE = z3.BoolVal(False)
+
+
+@dataclass
+class Coll:
+    kind: str                       # list, set or bag
+    items: list                     # [(value, z3 Bool)]
+
+    def present(self):
+        return [(v, c) for v, c in self.items if not z3.is_false(c)]
+
+
+@dataclass
+class SMap:
+    entries: list                   # [(key, value, z3 Bool)]
+
+
+def simp(x):
+    return z3.simplify(x) if isinstance(x, z3.ExprRef) else x
+
+
+def is_true(c) -> bool:
+    return z3.is_true(simp(c))
+
+
+def eq(a, b):
+    """Structural equality of two symbolic values, as a z3 Bool."""
+    if isinstance(a, tuple):
+        return z3.And([eq(x, y) for x, y in zip(a, b)]) if a else TRUE
+    if isinstance(a, Coll):
+        if a.kind == "set" or b.kind == "set":
+            return z3.And([z3.Implies(c, member(b, v)) for v, c in a.items] +
+                          [z3.Implies(c, member(a, v)) for v, c in b.items])
+        if all(is_true(c) for _, c in a.items + b.items):
+            if len(a.items) != len(b.items):
+                return FALSE
+            return z3.And([eq(x, y) for (x, _), (y, _) in zip(a.items, b.items)] + [TRUE])
+        raise Unsupported("equality of lists whose length is symbolic")
+    if isinstance(a, SMap):
+        raise Unsupported("equality of maps")
+    return a == b
+
+
+def member(coll, x):
+    if isinstance(coll, SMap):
+        return z3.Or([z3.And(c, eq(k, x)) for k, _, c in coll.entries] + [FALSE])
+    return z3.Or([z3.And(c, eq(v, x)) for v, c in coll.items] + [FALSE])
+
+
+def ite(c, a, b):
+    """If-then-else on symbolic values of one type."""
+    if isinstance(a, tuple):
+        return tuple(ite(c, x, y) for x, y in zip(a, b))
+    if isinstance(a, Coll):   # guarded concatenation: exact for lists, sets and bags
+        return Coll(a.kind, [(v, z3.And(c, g)) for v, g in a.items] +
+                    [(v, z3.And(z3.Not(c), g)) for v, g in b.items])
+    if isinstance(a, SMap):
+        return SMap([(k, v, z3.And(c, g)) for k, v, g in a.entries] +
+                    [(k, v, z3.And(z3.Not(c), g)) for k, v, g in b.entries])
+    return z3.If(c, a, b)
+
+
+def dedupe(items):
+    """Guard each item so that no two equal items are both present (the first stays)."""
+    out = []
+    for j, (v, c) in enumerate(items):
+        earlier = [z3.And(c2, eq(v2, v)) for v2, c2 in items[:j]]
+        out.append((v, z3.And(c, z3.Not(z3.Or(earlier))) if earlier else c))
+    return out
+
+
+def count(items):
+    return z3.Sum([z3.If(c, 1, 0) for _, c in items]) if items else z3.IntVal(0)
+
+
+def floor_div(a, b):
+    return z3.If(b == 0, 0, z3.If(b > 0, a / b, (-a) / (-b)))
+
+
+def floor_mod(a, b):
+    return z3.If(b == 0, a, a - b * floor_div(a, b))
+
+
+class Z3Eval:
+    """Evaluates expressions of a checked program for one instantiated game
+    (whose constants, options and data are concrete)."""
+
+    def __init__(self, prog: Program, game=None, depth_limit: int = 40):
+        self.p = prog
+        self.game = game
+        self.depth = 0
+        self.depth_limit = depth_limit
+        self.fresh_count = 0
+
+    # ------------------------------------------------------------ values
+    def enum_index(self, enum: str, member: str) -> int:
+        return self.p.enums[enum].members.index(member)
+
+    def lift(self, t, v):
+        """A concrete Python value (as the model holds it) to a symbolic one."""
+        if t in (T.INT,) or (t == T.UNKNOWN and isinstance(v, int) and not isinstance(v, bool)):
+            return z3.IntVal(v)
+        if t == T.BOOL or isinstance(v, bool):
+            return z3.BoolVal(v)
+        if t == T.STR:
+            raise Unsupported("strings have no z3 meaning")
+        kind = t[0]
+        if kind == "enum":
+            return z3.IntVal(self.enum_index(t[1], v))
+        if kind == "record":
+            return tuple(self.lift(ft, x) for (_, ft), x in zip(self.fields(t[1]), v))
+        if kind in ("list", "bag"):
+            return Coll(kind, [(self.lift(t[1], x), TRUE) for x in v])
+        if kind == "set":
+            return Coll("set", [(self.lift(t[1], x), TRUE) for x in sorted(v)])
+        if kind == "map":
+            return SMap([(self.lift(t[1], k), self.lift(t[2], x), TRUE) for k, x in v.items()])
+        raise Unsupported(f"values of type {T.show(t)}")
+
+    def fields(self, record: str):
+        if record == "Pos":
+            return [("x", T.INT), ("y", T.INT)]
+        from atoll.compiler.check import Checker
+        from atoll.diagnostics import Reporter
+        return Checker(self.p, Reporter()).record_fields(record)
+
+    def concrete(self, t, s, model: Optional[z3.ModelRef] = None):
+        """Back from a symbolic value to a Python value (under ``model``)."""
+        def val(x):
+            x = model.eval(x, model_completion=True) if model is not None else simp(x)
+            if z3.is_int_value(x):
+                return x.as_long()
+            if z3.is_true(x):
+                return True
+            if z3.is_false(x):
+                return False
+            raise Unsupported(f"{x} is not a concrete value")
+        if t == T.INT:
+            return val(s)
+        if t == T.BOOL:
+            return bool(val(s))
+        kind = t[0]
+        if kind == "enum":
+            return self.p.enums[t[1]].members[val(s)]
+        if kind == "record":
+            return tuple(self.concrete(ft, x, model) for (_, ft), x in zip(self.fields(t[1]), s))
+        if kind in ("list", "bag", "set"):
+            items = [self.concrete(t[1], v, model) for v, c in s.items if val(c)]
+            if kind == "set":
+                return frozenset(items)
+            return tuple(sorted(items)) if kind == "bag" else tuple(items)
+        if kind == "map":
+            return {self.concrete(t[1], k, model): self.concrete(t[2], v, model)
+                    for k, v, c in s.entries if val(c)}
+        raise Unsupported(f"values of type {T.show(t)}")
+
+    def fresh(self, t, stem: str = "v"):
+        """An unconstrained symbolic value of a scalar or record type."""
+        self.fresh_count += 1
+        name = f"{stem}!{self.fresh_count}"
+        if t == T.INT:
+            return z3.Int(name)
+        if t == T.BOOL:
+            return z3.Bool(name)
+        if isinstance(t, tuple) and t[0] == "enum":
+            return z3.Int(name)
+        if isinstance(t, tuple) and t[0] == "record":
+            return tuple(self.fresh(ft, f"{stem}.{fn}") for fn, ft in self.fields(t[1]))
+        raise Unsupported(f"a free value of type {T.show(t)}")
+
+    def domain(self, t, s):
+        """Constraints that a free value of type ``t`` is well-formed (enum range)."""
+        if isinstance(t, tuple) and t[0] == "enum":
+            return z3.And(s >= 0, s < len(self.p.enums[t[1]].members))
+        if isinstance(t, tuple) and t[0] == "record":
+            return z3.And([self.domain(ft, x) for (_, ft), x in zip(self.fields(t[1]), s)] + [TRUE])
+        return TRUE
+
+    # ------------------------------------------------------------ expressions
+    def t(self, e):
+        return self.p.types.get(id(e), T.UNKNOWN)
+
+    def ev(self, e, env: dict):
+        if isinstance(e, A.IntLit):
+            return z3.IntVal(e.value)
+        if isinstance(e, A.BoolLit):
+            return z3.BoolVal(e.value)
+        if isinstance(e, A.StrLit):
+            raise Unsupported("strings have no z3 meaning")
+        if isinstance(e, A.Name):
+            return self.name(e, env)
+        if isinstance(e, A.IfExpr):
+            return ite(self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.else_, env))
+        if isinstance(e, A.Not):
+            return z3.Not(self.ev(e.operand, env))
+        if isinstance(e, A.Neg):
+            return -self.ev(e.operand, env)
+        if isinstance(e, A.BinOp):
+            return self.binop(e, env)
+        if isinstance(e, A.FieldAccess):
+            rec = self.t(e.obj)
+            names = [n for n, _ in self.fields(rec[1])]
+            return self.ev(e.obj, env)[names.index(e.name)]
+        if isinstance(e, A.Index):
+            return self.index(e, env)
+        if isinstance(e, A.Call):
+            return self.call(e, env)
+        if isinstance(e, A.Aggregate):
+            return self.aggregate(e, env)
+        if isinstance(e, A.ListLit):
+            return Coll("list", [(self.ev(i, env), TRUE) for i in e.items])
+        if isinstance(e, A.SetLit):
+            return Coll("set", dedupe([(self.ev(i, env), TRUE) for i in e.items]))
+        if isinstance(e, A.MapLit):
+            return self.make_map([(self.ev(k, env), self.ev(v, env), TRUE)
+                                  for k, v in zip(e.keys, e.values)])
+        if isinstance(e, A.Comprehension):
+            rows = self.rows(e.fors, env)
+            if e.kind == "map":
+                return self.make_map([(self.ev(e.key, r), self.ev(e.elem, r), g) for r, g in rows])
+            items = [(self.ev(e.elem, r), g) for r, g in rows]
+            return Coll(e.kind, dedupe(items) if e.kind == "set" else items)
+        if isinstance(e, A.Match):
+            s = self.ev(e.subject, env)
+            st = self.t(e.subject)
+            out = None
+            for arm in reversed(e.arms):
+                v = self.ev(arm.value, env)
+                if out is None or arm.pattern is None:
+                    out = v
+                else:
+                    pat = z3.IntVal(arm.pattern) if isinstance(arm.pattern, int) else \
+                        z3.IntVal(self.enum_index(st[1], arm.pattern))
+                    out = ite(s == pat, v, out)
+            return out
+        raise Unsupported(f"the form {type(e).__name__}")  # pragma: no cover
+
+    def make_map(self, entries):
+        """Later entries win for equal keys, as in the Python meaning."""
+        out = []
+        for j, (k, v, c) in enumerate(entries):
+            later = [z3.And(c2, eq(k2, k)) for k2, _, c2 in entries[j + 1:]]
+            out.append((k, v, z3.And(c, z3.Not(z3.Or(later))) if later else c))
+        return SMap(out)
+
+    def name(self, e: A.Name, env: dict):
+        ref = self.p.refs[id(e)]
+        kind = ref[0]
+        if kind == "local":
+            if ref[1] not in env:
+                raise Unsupported(f"`{ref[1]}` has no value here")
+            return env[ref[1]]
+        if kind == "member":
+            return z3.IntVal(self.enum_index(ref[1], ref[2]))
+        if kind in ("const", "option", "data"):
+            if self.game is None:
+                raise Unsupported("constants need a player count and options")
+            return self.lift(self.t(e), self.game.ns[f"k_{ref[1]}"])
+        if kind == "builtin":
+            if self.game is None:
+                raise Unsupported("the players need a player count")
+            n = self.game.num_players
+            if ref[1] in ("players", "seats"):
+                return Coll("list", [(z3.IntVal(p), TRUE) for p in range(n)])
+            if ref[1] == "player_count":
+                return z3.IntVal(n)
+        raise Unsupported(f"`{e.name}` reads the game state; properties over pure rules cannot")
+
+    def binop(self, e: A.BinOp, env):
+        op = e.op
+        a = self.ev(e.left, env)
+        b = self.ev(e.right, env)
+        if op == "and":
+            return z3.And(a, b)
+        if op == "or":
+            return z3.Or(a, b)
+        if op == "==":
+            return eq(a, b)
+        if op == "!=":
+            return z3.Not(eq(a, b))
+        if op in ("<", "<=", ">", ">="):
+            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+        if op == "in":
+            return member(b, a)
+        if op == "notin":
+            return z3.Not(member(b, a))
+        if isinstance(a, Coll):
+            if op == "+":
+                if a.kind == "set":
+                    return Coll("set", a.items + [(v, z3.And(c, z3.Not(member(a, v)))) for v, c in b.items])
+                return Coll(a.kind, a.items + b.items)
+            if op == "-" and a.kind == "set":
+                return Coll("set", [(v, z3.And(c, z3.Not(member(b, v)))) for v, c in a.items])
+            raise Unsupported(f"`{op}` on {a.kind}s")
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return floor_div(a, b)
+        if op == "%":
+            return floor_mod(a, b)
+        raise Unsupported(op)  # pragma: no cover
+
+    def index(self, e: A.Index, env):
+        t = self.t(e.obj)
+        obj = self.ev(e.obj, env)
+        key = self.ev(e.key, env)
+        if isinstance(obj, SMap):
+            out = self.fresh(t[2], "missing") if obj.entries else None
+            if out is None:
+                raise Unsupported("looking up an empty map")
+            for k, v, c in reversed(obj.entries):
+                out = ite(z3.And(c, eq(k, key)), v, out)
+            return out
+        if isinstance(obj, Coll):   # the key-th present item
+            return self._first_match(obj, key, t[1])
+        raise Unsupported("indexing this value")
+
+    def _first_match(self, obj: Coll, key, elem_t):
+        out = self.fresh(elem_t, "outside")
+        pos = z3.IntVal(0)
+        pairs = []
+        for v, c in obj.items:
+            pairs.append((z3.And(c, pos == key), v))
+            pos = pos + z3.If(c, 1, 0)
+        for cond, v in reversed(pairs):
+            out = ite(cond, v, out)
+        return out
+
+    def rows(self, fors, env):
+        """The environments a comprehension's ``for``s generate, each with its guard."""
+        rows = [(env, TRUE)]
+        for f in fors:
+            new = []
+            for r, g in rows:
+                coll = self.ev(f.iter, r)
+                items = coll.items if isinstance(coll, Coll) else [(k, c) for k, _, c in coll.entries]
+                if not T.is_ordered_iteration(self.t(f.iter)):
+                    items = self.sorted_items(items)
+                for v, c in items:
+                    if z3.is_false(simp(c)):
+                        continue
+                    r2 = dict(r)
+                    r2[f.var] = v
+                    guard = z3.And(g, c, *[self.ev(cond, r2) for cond in f.conds])
+                    new.append((r2, guard))
+            rows = new
+        return rows
+
+    def sorted_items(self, items):
+        """Sets and maps iterate in increasing order: needs concrete items."""
+        try:
+            keyed = [(self._concrete_any(v), v, c) for v, c in items]
+        except Unsupported:
+            if len(items) <= 1:
+                return items
+            raise Unsupported("iterating in order over a set whose items are symbolic")
+        keyed.sort(key=lambda x: x[0])
+        return [(v, c) for _, v, c in keyed]
+
+    def _concrete_any(self, v):
+        if isinstance(v, tuple):
+            return tuple(self._concrete_any(x) for x in v)
+        x = simp(v)
+        if z3.is_int_value(x):
+            return x.as_long()
+        if z3.is_true(x) or z3.is_false(x):
+            return z3.is_true(x)
+        raise Unsupported("symbolic item")
+
+    def aggregate(self, e: A.Aggregate, env):
+        rows = self.rows(e.fors, env)
+        f = e.func
+        if f == "count":
+            return z3.Sum([z3.If(g, 1, 0) for _, g in rows]) if rows else z3.IntVal(0)
+        vals = [(self.ev(e.elem, r), g) for r, g in rows]
+        if f == "sum":
+            return z3.Sum([z3.If(g, v, 0) for v, g in vals]) if vals else z3.IntVal(0)
+        if f == "all":
+            return z3.And([z3.Implies(g, v) for v, g in vals] + [TRUE])
+        if f == "any":
+            return z3.Or([z3.And(g, v) for v, g in vals] + [FALSE])
+        if f in ("min", "max"):
+            acc, seen = z3.IntVal(0), FALSE
+            for v, g in vals:
+                better = (v < acc) if f == "min" else (v > acc)
+                acc = z3.If(g, z3.If(z3.Or(z3.Not(seen), better), v, acc), acc)
+                seen = z3.Or(seen, g)
+            return acc
+        raise Unsupported(f)  # pragma: no cover
+
+    # ------------------------------------------------------------ calls
+    def call(self, e: A.Call, env):
+        ref = self.p.refs.get(id(e))
+        kind = ref[0]
+        if kind == "record":
+            if e.named:
+                given = {n.name: n.value for n in e.named}
+                return tuple(self.ev(given[n], env) for n, _ in self.fields(ref[1]))
+            return tuple(self.ev(a, env) for a in e.args)
+        if kind == "def":
+            d = self.p.defs[ref[1]]
+            if self.depth >= self.depth_limit:
+                raise Unsupported(f"`{d.name}` calls itself too deeply")
+            args = [self.ev(a, env) for a in e.args]
+            self.depth += 1
+            try:
+                return self.ev(d.body, {q.name: v for q, v in zip(d.params, args)})
+            finally:
+                self.depth -= 1
+        if kind == "team_of":
+            if self.game is None:
+                raise Unsupported("teams need a player count")
+            p = self.ev(e.args[0], env)
+            out = None
+            for q in range(self.game.num_players):
+                team = Coll("list", [(z3.IntVal(x), TRUE) for x in self.game.team_of.get(q, (q,))])
+                out = team if out is None else ite(p == q, team, out)
+            return out
+        if kind == "can":
+            raise Unsupported("`can` reads the game state")
+        if kind == "stdlib":
+            return self.stdlib(ref[1], e, [self.ev(a, env) for a in e.args])
+        raise Unsupported(str(ref))  # pragma: no cover
+
+    def stdlib(self, name: str, e: A.Call, args):
+        ts = [self.t(a) for a in e.args]
+        if name == "size":
+            c = args[0]
+            return count(c.items) if isinstance(c, Coll) else count([(k, g) for k, _, g in c.entries])
+        if name == "keys":
+            return Coll("set", [(k, g) for k, _, g in args[0].entries])
+        if name == "get":
+            m, k, d = args
+            out = d
+            for kk, v, c in reversed(m.entries):
+                out = ite(z3.And(c, eq(kk, k)), v, out)
+            return out
+        if name == "abs":
+            return z3.If(args[0] < 0, -args[0], args[0])
+        if name == "min2":
+            return z3.If(args[0] <= args[1], args[0], args[1])
+        if name == "max2":
+            return z3.If(args[0] >= args[1], args[0], args[1])
+        if name == "pos":
+            return (args[0], args[1])
+        if name == "orth":
+            x, y = args[0]
+            return Coll("list", [((x, y - 1), TRUE), ((x + 1, y), TRUE), ((x, y + 1), TRUE),
+                                 ((x - 1, y), TRUE)])
+        if name == "around":
+            x, y = args[0]
+            return Coll("list", [((x + dx, y + dy), TRUE) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+                                 if dx or dy])
+        if name == "distinct":
+            return Coll("set", dedupe(args[0].items))
+        if name == "bag":
+            return Coll("bag", list(args[0].items))
+        if name == "count_of":
+            c, x = args
+            return z3.Sum([z3.If(z3.And(g, eq(v, x)), 1, 0) for v, g in c.items] + [z3.IntVal(0)])
+        if name == "without":
+            xs, ys = args
+            return Coll(xs.kind, [(v, z3.And(g, z3.Not(member(ys, v)))) for v, g in xs.items])
+        if name == "without_keys":
+            m, ks = args
+            return SMap([(k, v, z3.And(g, z3.Not(member(ks, k)))) for k, v, g in m.entries])
+        if name in ("sorted", "to_list"):
+            items = args[0].items if isinstance(args[0], Coll) else [(k, g) for k, _, g in args[0].entries]
+            if name == "to_list" and T.is_ordered_iteration(ts[0]):
+                return Coll("list", list(items))
+            return Coll("list", self.sorted_items(items))
+        if name in ("lines", "collinear_subsets", "range", "between", "subsets"):
+            return self.geometric(name, args, ts)
+        if name in ("remove", "swap", "values"):
+            return self.concrete_call(name, args, ts, e)
+        raise Unsupported(f"`{name}` has no z3 meaning yet")
+
+    def geometric(self, name, args, ts):
+        """Functions of the *shape* of their input: the items must be concrete,
+        their presence may be symbolic."""
+        if name in ("range", "between"):
+            vals = [self._concrete_any(a) for a in args]
+            lo, hi = (0, vals[0] - 1) if name == "range" else vals
+            return Coll("list", [(z3.IntVal(i), TRUE) for i in range(lo, hi + 1)])
+        coll = args[0]
+        try:
+            universe = [(self._concrete_any(v), c) for v, c in coll.items]
+        except Unsupported:
+            raise Unsupported(f"`{name}` of positions that are symbolic") from None
+        present = {}
+        for v, c in universe:
+            present[v] = z3.Or(present.get(v, FALSE), c)
+        if name == "subsets":
+            elems = sorted(present)
+            if len(elems) > 14:
+                raise Unsupported("subsets of more than 14 items")
+            out = []
+            for k in range(len(elems) + 1):
+                for combo in combinations(elems, k):
+                    out.append((Coll("set", [(self._lift_plain(x), TRUE) for x in combo]),
+                                z3.And([present[x] for x in combo] + [TRUE])))
+            return Coll("list", out)
+        fn = stdlib.FUNCTIONS[name][0]
+        out = []
+        for group in fn(frozenset(present)):
+            guard = z3.And([present[x] for x in group])
+            kind = "set" if name == "collinear_subsets" else "list"
+            out.append((Coll(kind, [(self._lift_plain(x), TRUE) for x in sorted(group)]), guard))
+        return Coll("list", out)
+
+    def _lift_plain(self, x):
+        if isinstance(x, tuple):
+            return tuple(self._lift_plain(y) for y in x)
+        if isinstance(x, bool):
+            return z3.BoolVal(x)
+        return z3.IntVal(x)
+
+    def concrete_call(self, name, args, ts, e):
+        """Functions with a Python meaning only: fine when every input is concrete."""
+        try:
+            py = [self.concrete(t, a) for t, a in zip(ts, args)]
+        except Unsupported:
+            raise Unsupported(f"`{name}` on values that are symbolic") from None
+        return self.lift(self.t(e), stdlib.FUNCTIONS[name][0](*py))
+
+
+# Forms and functions with a symbolic meaning (the agreement test covers
+# these); the others need concrete arguments.
+SYMBOLIC_FUNCTIONS = {"size", "keys", "get", "abs", "min2", "max2", "pos", "orth", "around",
+                      "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list"}
+SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"}
+CONCRETE_ONLY = {"remove", "swap", "values"}
