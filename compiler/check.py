@@ -347,9 +347,16 @@ class Checker:
             if a not in p.actions:
                 self.rep.add("A0101", f"unknown action `{a}`", e.args[0].span,
                              did_you_mean(a, p.actions))
+            elif p.actions[a][0] != ctx.phase:
+                self.rep.add("A0107", f"`can({a})` asks about an action of phase `{p.actions[a][0]}` "
+                             f"from phase `{ctx.phase}`", e.span,
+                             "`can` looks at the actions of the current phase only")
             self.p.refs[id(e)] = ("can", a)
             return T.BOOL
         if f == "team_of":
+            if not ctx.state:
+                self.rep.add("A0107", f"`team_of` cannot be used in the {ctx.where}", e.span,
+                             "teams are formed from the `teams` declaration once the game is set up")
             if len(e.args) != 1 or e.named:
                 self.rep.add("A0104", "`team_of` takes one player", e.span)
                 return ("list", T.INT)
@@ -573,6 +580,10 @@ def check_types(prog: Program, rep: Reporter) -> None:
     for ph in prog.phases.values():
         pctx = Ctx(f"phase `{ph.name}`", me=True, phase=ph.name)
         for v in ph.vars:
+            if v.visibility == "owner":
+                rep.add("A0103", f"phase variable `{v.name}` cannot be visible to an owner", v.span,
+                        "only per-player state variables have an owner; use `visible all` or "
+                        "`visible nobody`")
             c.expect(c.resolve(v.type), c.expr(v.init, pctx), v.init.span,
                      f"the initial value of `{v.name}`")
         c.block(ph.enter, pctx, "phase entry")

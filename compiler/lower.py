@@ -102,6 +102,12 @@ class Lowerer:
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
         if isinstance(e, A.Index):
+            ot = self.t(e.obj)
+            if isinstance(ot, tuple) and ot[0] == "list":
+                return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
+            if isinstance(ot, tuple) and ot[0] == "player" and not (
+                    isinstance(e.key, A.Name) and self.p.refs.get(id(e.key)) == ("me",)):
+                return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
             return f"{self.ex(e.obj)}[{self.ex(e.key)}]"
         if isinstance(e, A.Call):
             return self.call(e)
@@ -136,7 +142,11 @@ class Lowerer:
                 elif arm.pattern is None:
                     out = val
                 else:
-                    out = f"({val} if {subject} == {arm.pattern!r} else {out})"
+                    pat = arm.pattern
+                    st = self.t(e.subject)
+                    if isinstance(pat, str) and isinstance(st, tuple) and st[0] == "enum":
+                        pat = self.p.enums[st[1]].members.index(pat)
+                    out = f"({val} if {subject} == {pat!r} else {out})"
             return out
         raise AssertionError(type(e).__name__)  # pragma: no cover
 
@@ -157,7 +167,7 @@ class Lowerer:
         if kind in ("const", "option", "data"):
             return f"k_{_id(ref[1])}"
         if kind == "member":
-            return repr(ref[2])
+            return repr(self.p.enums[ref[1]].members.index(ref[2]))
         if kind == "builtin":
             return {"players": "PLAYERS", "seats": "SEATS", "player_count": "NP",
                     "current_round": "S[0]"}[ref[1]]
@@ -283,8 +293,10 @@ class Lowerer:
             raise AssertionError(type(s).__name__)
 
     # ------------------------------------------------------------ declarations
-    def function(self, name: str, args: str, body_expr: str) -> None:
+    def function(self, name: str, args: str, body_expr: str, static: bool = False) -> None:
         self.emit(f"def {name}({args}):", 0)
+        if static:   # fixed before the game starts: no state to read
+            self.emit("S = None", 1)
         self.emit(f"return {body_expr}", 1)
         self.emit("", 0)
 
@@ -295,12 +307,13 @@ class Lowerer:
         self.emit(f"# State slots: {', '.join(f'{i}={n}' for i, n in enumerate(self.layout.names))}", 0)
         self.emit("", 0)
         for k in p.consts.values():
-            self.function(f"c_{_id(k.name)}", "", self.ex(k.value))
+            self.function(f"c_{_id(k.name)}", "", self.ex(k.value), static=True)
         for i, r in enumerate(p.requires):
-            self.function(f"req_{i}", "", self.ex(r.cond))
-        self.function("teams", "", self.ex(p.teams.value) if p.teams else "tuple((q,) for q in PLAYERS)")
+            self.function(f"req_{i}", "", self.ex(r.cond), static=True)
+        self.function("teams", "", self.ex(p.teams.value) if p.teams else "tuple((q,) for q in PLAYERS)",
+                      static=True)
         for v in p.state.values():
-            self.function(f"init_{_id(v.name)}", "", self.ex(v.init))
+            self.function(f"init_{_id(v.name)}", "", self.ex(v.init), static=True)
         for d in p.defs.values():
             params = "".join(f", l_{_id(q.name)}" for q in d.params)
             self.function(f"d_{_id(d.name)}", f"S{params}", self.ex(d.body))
@@ -345,7 +358,7 @@ class Lowerer:
             if pr.kind in ("invariant", "reachable", "terminates"):
                 self.function(f"prop_{_id(pr.name)}", "S", self.ex(pr.body))
             if pr.when is not None:
-                self.function(f"prop_{_id(pr.name)}_applies", "", self.ex(pr.when))
+                self.function(f"prop_{_id(pr.name)}_applies", "", self.ex(pr.when), static=True)
         return "\n".join(self.lines) + "\n"
 
     def action(self, a: A.ActionDecl) -> None:

@@ -120,6 +120,8 @@ def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             if d.key is not None:
+                if not isinstance(raw, dict) or d.key not in raw:
+                    raise ValueError(f"it has no top-level key {d.key!r}")
                 raw = raw[d.key]
             out[d.name] = codec.from_json(checker.resolve(d.type), raw, d.name)
         except OSError as e:
@@ -212,7 +214,18 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     ns = {"__builtins__": SAFE_BUILTINS}
     for name, (fn, _, _) in stdlib.FUNCTIONS.items():
         ns[f"f_{name}"] = fn
-    ns.update(f_set_in=_set_in, f_div=_div, f_mod=_mod, f_bag=stdlib._bag, f_bag_minus=_bag_minus)
+    ns.update(f_set_in=_set_in, f_div=_div, f_mod=_mod, f_bag=stdlib._bag, f_bag_minus=_bag_minus,
+              f_at=stdlib.at)
+    checker_types = {o.name: checker.resolve(o.type) for o in prog.options.values()}
+
+    def runtime_value(name, v):   # enum members run as their index
+        t = checker_types[name]
+        return prog.enums[t[1]].members.index(v) if isinstance(t, tuple) and t[0] == "enum" else v
+
+    def display_value(name, v):
+        t = checker_types[name]
+        return prog.enums[t[1]].members[v] if isinstance(t, tuple) and t[0] == "enum" else v
+
     ns["NP"] = players
     ns["PLAYERS"] = tuple(range(players))
     ns["SEATS"] = tuple(range(players))
@@ -226,10 +239,9 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
             ns[f"k_{name}"] = v
         for o in prog.options.values():
             if o.name not in values:
-                values[o.name] = _eval_static(o.default, prog, comp, ns)
-            ns[f"k_{o.name}"] = values[o.name]
-        for k in prog.consts.values():
-            ns[f"k_{k.name}"] = ns[f"c_{k.name}"]()
+                values[o.name] = display_value(o.name, _eval_static(o.default, prog, comp, ns))
+            ns[f"k_{o.name}"] = runtime_value(o.name, values[o.name])
+        _eval_consts(prog, ns, sources)
         for i, r in enumerate(prog.requires):
             if not ns[f"req_{i}"]():
                 raise SpecError([Diagnostic("A0303", r.notes.summary or "a requirement of the game is not met",
@@ -244,6 +256,26 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
         raise SpecError([Diagnostic("A0304", f"evaluating the constants failed: {type(e).__name__}: {e}",
                                     None)], sources) from None
     return _build_game(comp, ns, players, values, teams, checker)
+
+
+def _eval_consts(prog: Program, ns: dict, sources) -> None:
+    """Evaluate the constants, each after those it reads (in any order of declaration)."""
+    pending = list(prog.consts.values())
+    while pending:
+        progress, later, last_error = False, [], None
+        for k in pending:
+            try:
+                ns[f"k_{k.name}"] = ns[f"c_{k.name}"]()
+                progress = True
+            except NameError as e:   # reads a constant not evaluated yet
+                later.append(k)
+                last_error = (k, e)
+        if not progress:
+            k, e = last_error
+            raise SpecError([Diagnostic("A0304", f"constant `{k.name}` cannot be evaluated: {e}",
+                                        k.span, "constants may not depend on each other in a cycle")],
+                            sources)
+        pending = later
 
 
 def _eval_static(expr, prog, comp, ns):
@@ -312,6 +344,8 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
 def _set_in(container, keys, value):
     """Copy-on-write update of a nested tuple/dict at the path ``keys``."""
     k = keys[0]
+    if not isinstance(container, dict) and not 0 <= k < len(container):
+        raise stdlib.EvalError(f"index {k} is outside 0..{len(container) - 1}")
     if len(keys) > 1:
         value = _set_in(container[k], keys[1:], value)
     if isinstance(container, dict):
@@ -343,13 +377,24 @@ _CACHE: dict = {}
 def load(path, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
     """Compile (cached by path and file contents) and instantiate a spec."""
     path = Path(path)
-    try:
-        stamp = tuple((p, p.stat().st_mtime_ns) for p in [path])
-    except OSError:
-        stamp = None
-    comp = _CACHE.get((str(path.resolve()), stamp)) if stamp else None
-    if comp is None:
+    key = str(path.resolve())
+    hit = _CACHE.get(key)
+    if hit is not None and _stamps(hit[0]) == hit[1]:
+        comp = hit[2]
+    else:
         comp = compile_spec(path)
-        if stamp:
-            _CACHE[(str(path.resolve()), stamp)] = comp
+        files = list(comp.program.sources) + [str(Path(d.span.file).parent / d.path)
+                                              for d in comp.program.data.values()]
+        _CACHE[key] = (files, _stamps(files), comp)
     return instantiate(comp, players, options)
+
+
+def _stamps(files) -> tuple:
+    """Modification times of every file a compiled spec came from."""
+    out = []
+    for f in files:
+        try:
+            out.append(Path(f).stat().st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return tuple(out)

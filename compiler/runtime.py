@@ -125,17 +125,29 @@ class PhaseSpec:
 
 class Action:
     """One legal move: ``id`` is stable (the same move always has the same id),
-    ``str()`` reads like the spec: ``place(c=Card(red, 3), at=(1,0))``."""
-    __slots__ = ("kind", "params", "id", "player", "_label")
+    ``str()`` reads like the spec: ``place(c=Card(red, 3), at=(1,0))``.
+    ``params`` are the run-time values (enum members as their index).
+    Id and label are computed when first asked for."""
+    __slots__ = ("kind", "params", "player", "_id", "_label", "_game")
 
-    def __init__(self, kind: str, params: tuple, id: int, player: int, label: str):
-        self.kind, self.params, self.id, self.player, self._label = kind, params, id, player, label
+    def __init__(self, kind: str, params: tuple, id: Optional[int], player: int,
+                 label: Optional[str], game=None):
+        self.kind, self.params, self.player = kind, params, player
+        self._id, self._label, self._game = id, label, game
+
+    @property
+    def id(self) -> int:
+        if self._id is None:
+            self._id = self._game._action_id(self._game.action_by_name[self.kind], self.params)
+        return self._id
 
     def __str__(self) -> str:
+        if self._label is None:
+            self._label = self._game._label(self.kind, self.params)
         return self._label
 
     def __repr__(self) -> str:
-        return f"<Action {self._label} id={self.id}>"
+        return f"<Action {self} id={self.id}>"
 
     def __int__(self) -> int:
         return self.id
@@ -540,9 +552,12 @@ class Game:
         return pack(nat)
 
     def _make_action(self, spec: ActionSpec, params: tuple, player: int) -> Action:
-        label = spec.name + "(" + ", ".join(
+        return Action(spec.name, params, None, player, None, self)
+
+    def _label(self, kind: str, params: tuple) -> str:
+        spec = self.action_by_name[kind]
+        return kind + "(" + ", ".join(
             f"{n}={self.codec.text(t, v)}" for (n, t), v in zip(spec.params, params)) + ")"
-        return Action(spec.name, params, self._action_id(spec, params), player, label)
 
     def _chance_action(self, item, elem_type) -> Action:
         nat = [0]
@@ -566,15 +581,19 @@ class Game:
                     return
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
-        for a in st.legal_actions():
-            if a.id == aid:
-                spec = self.action_by_name[a.kind]
-                forced = [] if st.chance_mode == "explicit" else None
-                self._transact(st, (spec, a.params), forced)
-                if st.pending is not None:
-                    st.pending = (aid,) + st.pending[1:]
-                st.history.append(aid)
-                return
+        legal = st._legal if st._legal is not None else st.legal_actions()
+        if isinstance(action, Action) and action._game is self:
+            match = next((a for a in legal if a.kind == action.kind and a.params == action.params), None)
+        else:
+            match = next((a for a in legal if a.id == aid), None)
+        if match is not None:
+            spec = self.action_by_name[match.kind]
+            forced = [] if st.chance_mode == "explicit" else None
+            self._transact(st, (spec, match.params), forced)
+            if st.pending is not None:
+                st.pending = (aid,) + st.pending[1:]
+            st.history.append(aid)
+            return
         raise IllegalAction(self._explain(st, action))
 
     def _decode_pending(self, st: State, aid: int):

@@ -84,7 +84,16 @@ def _without(xs, ys):
     ys = set(ys)
     if isinstance(xs, frozenset):
         return xs - ys
+    if isinstance(xs, dict):
+        return {k: v for k, v in xs.items() if k not in ys}
     return tuple(x for x in xs if x not in ys)
+
+
+def at(xs, i):
+    """``xs[i]`` for a list: the only way to index one, with the bound checked."""
+    if not 0 <= i < len(xs):
+        raise EvalError(f"index {i} is outside 0..{len(xs) - 1}")
+    return xs[i]
 
 
 def _get(m, k, default):

@@ -156,6 +156,9 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
                 rep.add("A0102", f"ending `{it.name}` is defined twice", it.span)
             prog.endings[it.name] = it
         elif isinstance(it, A.ScoreDecl):
+            if prog.score is not None:
+                rep.add("A0102", "the score is declared twice", it.span,
+                        f"the first declaration is at {prog.score.span}")
             prog.score = it
         elif isinstance(it, A.PropertyDecl):
             if it.name in prog.properties:

@@ -1,5 +1,9 @@
 """Run-time values of a type: to and from JSON, readable text, stable ids.
 
+At run time an enum member is its index in the declaration (so sets of
+members sort in declaration order, as in the z3 meaning); JSON and text use
+its name.
+
 All conversions are driven by the value's type (see ``atoll.compiler.types``)
 and validate what they read, so a corrupt saved game is refused with the
 place and the reason instead of producing a broken state.
@@ -27,7 +31,7 @@ class ValueCodec:
             return v
         kind = t[0]
         if kind == "enum":
-            return v
+            return self.enums[t[1]][v]
         if kind == "record":
             fields = self.records[t[1]]
             return {name: self.to_json(ft, x) for (name, ft), x in zip(fields, v)}
@@ -60,7 +64,7 @@ class ValueCodec:
         if kind == "enum":
             if j not in self.enums[t[1]]:
                 bad(f"{j!r} is not a member of {t[1]}")
-            return j
+            return self.enums[t[1]].index(j)
         if kind == "record":
             fields = self.records[t[1]]
             if not isinstance(j, dict) or set(j) != {f for f, _ in fields}:
@@ -86,8 +90,10 @@ class ValueCodec:
 
     # ------------------------------------------------------------ text
     def text(self, t, v) -> str:
-        if t in ("int", "str", "?") or (isinstance(t, tuple) and t[0] == "enum"):
+        if t in ("int", "str", "?"):
             return str(v)
+        if isinstance(t, tuple) and t[0] == "enum":
+            return self.enums[t[1]][v]
         if t == "bool":
             return "true" if v else "false"
         kind = t[0]
@@ -117,7 +123,7 @@ class ValueCodec:
             out.append(len(b))
             out.extend(b)
         elif t[0] == "enum":
-            out.append(self.enums[t[1]].index(v))
+            out.append(v)
         elif t[0] == "record":
             for (_, ft), x in zip(self.records[t[1]], v):
                 self.naturals(ft, x, out)

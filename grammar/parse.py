@@ -119,7 +119,7 @@ class _ToAst(Transformer):
         return str(tok)
 
     option_kind = scope = visibility_kind = stage_kind = ending_time = tie_kind = end_what = _kw
-    optimize_kind = step_kind = verdict_word = _kw
+    optimize_kind = step_kind = verdict_word = override_target = _kw
 
     # -- properties
     def binder(self, meta, name, type_, domain):

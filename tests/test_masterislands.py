@@ -78,13 +78,12 @@ def test_placement_next_to_own_galleon_and_extra_discovery(game2):
     st = position(game2, "discovery", 0, board=board,
                   fleet=[[pos(0, 0), pos(0, 0)], [pos(0, 0), pos(0, 0)]],
                   hand=[[card("red", 1), card("blue", 1)], []])
-    places = {(str(a.params[0][0]), a.params[1]) for a in st.legal_actions() if a.kind == "place"}
-    assert places == {(c, p) for c in ("red", "blue")
-                      for p in [(0, -1), (1, 0), (0, 1), (-1, 0)]}
+    places = {str(a) for a in st.legal_actions() if a.kind == "place"}
+    assert places == {f"place(c=Card({c}, 1), at=({x},{y}))" for c in ("red", "blue")
+                      for x, y in [(0, -1), (1, 0), (0, 1), (-1, 0)]}
     # Moving first is impossible (no card next to the start), so only placing is legal.
     assert all(a.kind == "place" for a in st.legal_actions())
-    red = next(a for a in st.legal_actions()
-               if a.kind == "place" and a.params[0][0] == "red" and a.params[1] == (1, 0))
+    red = next(a for a in st.legal_actions() if str(a) == "place(c=Card(red, 1), at=(1,0))")
     st.apply_action(red)
     sail = [a for a in st.legal_actions() if a.kind == "sail"]
     assert {a.params[1] for a in sail} == {(1, 0)}

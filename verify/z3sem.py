@@ -144,8 +144,8 @@ class Z3Eval:
         if t == T.STR:
             raise Unsupported("strings have no z3 meaning")
         kind = t[0]
-        if kind == "enum":
-            return z3.IntVal(self.enum_index(t[1], v))
+        if kind == "enum":   # the model runs members as their index already
+            return z3.IntVal(v)
         if kind == "record":
             return tuple(self.lift(ft, x) for (_, ft), x in zip(self.fields(t[1]), v))
         if kind in ("list", "bag"):
@@ -180,7 +180,7 @@ class Z3Eval:
             return bool(val(s))
         kind = t[0]
         if kind == "enum":
-            return self.p.enums[t[1]].members[val(s)]
+            return val(s)
         if kind == "record":
             return tuple(self.concrete(ft, x, model) for (_, ft), x in zip(self.fields(t[1]), s))
         if kind in ("list", "bag", "set"):
