@@ -382,7 +382,7 @@ class Lowerer:
         for i, q in enumerate(a.params):
             dom_t = self.t(q.domain)
             dom = self.ex(q.domain)
-            src = f"dict.fromkeys({dom})" if T.is_ordered_iteration(dom_t) else f"sorted({dom})"
+            src = f"f_unique({dom})" if T.is_ordered_iteration(dom_t) else f"sorted({dom})"
             self.emit(f"for l_{_id(q.name)} in {src}:", depth)
             depth += 1
             for g in by_level.get(i + 1, []):

@@ -89,6 +89,18 @@ def _without(xs, ys):
     return tuple(x for x in xs if x not in ys)
 
 
+def unique(xs):
+    """The distinct items of a list, in order (choices that are equal collapse)."""
+    try:
+        return tuple(dict.fromkeys(xs))
+    except TypeError:   # items holding maps are not hashable
+        out = []
+        for x in xs:
+            if x not in out:
+                out.append(x)
+        return tuple(out)
+
+
 def at(xs, i):
     """``xs[i]`` for a list: the only way to index one, with the bound checked."""
     if not 0 <= i < len(xs):
