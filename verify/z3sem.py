@@ -74,10 +74,27 @@ def eq(a, b):
             if len(a.items) != len(b.items):
                 return FALSE
             return z3.And([eq(x, y) for (x, _), (y, _) in zip(a.items, b.items)] + [TRUE])
-        raise Unsupported("equality of lists whose length is symbolic")
+        # Guarded lists: as many present items, and the k-th of each equal.
+        pa, pb = positions(a.items), positions(b.items)
+        same = [count(a.items) == count(b.items)]
+        for (x, g), i in zip(a.items, pa):
+            for (y, h), j in zip(b.items, pb):
+                same.append(z3.Implies(z3.And(g, h, i == j), eq(x, y)))
+        return z3.And(same)
     if isinstance(a, SMap):
         raise Unsupported("equality of maps")
     return a == b
+
+
+def less(a, b):
+    """The language's order on values: ints, then tuples lexicographically."""
+    if isinstance(a, tuple):
+        if not a:
+            return FALSE
+        return z3.Or(less(a[0], b[0]), z3.And(eq(a[0], b[0]), less(a[1:], b[1:])))
+    if z3.is_bool(a):
+        return z3.And(z3.Not(a), b)
+    return a < b
 
 
 def member(coll, x):
@@ -105,6 +122,15 @@ def dedupe(items):
     for j, (v, c) in enumerate(items):
         earlier = [z3.And(c2, eq(v2, v)) for v2, c2 in items[:j]]
         out.append((v, z3.And(c, z3.Not(z3.Or(earlier))) if earlier else c))
+    return out
+
+
+def positions(items):
+    """For each guarded item, how many present items come before it."""
+    out, acc = [], z3.IntVal(0)
+    for _, c in items:
+        out.append(acc)
+        acc = acc + z3.If(c, 1, 0)
     return out
 
 
@@ -390,15 +416,31 @@ class Z3Eval:
         return rows
 
     def sorted_items(self, items):
-        """Sets and maps iterate in increasing order: needs concrete items."""
+        """Items in increasing order (sets and maps iterate so). Concrete items
+        are sorted here; symbolic ones by rank: the j-th output is the item
+        whose rank (present items before it in the order, ties by position)
+        is j."""
         try:
             keyed = [(self._concrete_any(v), v, c) for v, c in items]
+            keyed.sort(key=lambda x: x[0])
+            return [(v, c) for _, v, c in keyed]
         except Unsupported:
-            if len(items) <= 1:
-                return items
-            raise Unsupported("iterating in order over a set whose items are symbolic")
-        keyed.sort(key=lambda x: x[0])
-        return [(v, c) for _, v, c in keyed]
+            pass
+        if len(items) <= 1:
+            return items
+        ranks = []
+        for i, (v, c) in enumerate(items):
+            before = [z3.And(c2, z3.Or(less(v2, v), eq(v2, v)) if k < i else z3.And(c2, less(v2, v)))
+                      for k, (v2, c2) in enumerate(items) if k != i]
+            ranks.append(z3.Sum([z3.If(b, 1, 0) for b in before]))
+        n_present = count(items)
+        out = []
+        for j in range(len(items)):
+            val = items[-1][0]
+            for i in range(len(items) - 2, -1, -1):
+                val = ite(z3.And(items[i][1], ranks[i] == j), items[i][0], val)
+            out.append((val, n_present > j))
+        return out
 
     def _concrete_any(self, v):
         if isinstance(v, tuple):
