@@ -1,0 +1,139 @@
+"""Each checker of `atoll verify` on a purpose-made spec whose right verdict
+is known both ways: the property holds, and a planted mutation breaks it."""
+import json
+from pathlib import Path
+
+import pytest
+
+from atoll.cli import main
+from atoll.verify import verdicts as V
+from atoll.verify.runner import run
+from helpers import MASTERISLANDS
+
+COUNTER = Path(__file__).parent / "verify" / "counter.atoll"
+
+
+def verdicts(path, **kw):
+    return {r.property: r for r in run(str(path), games=kw.pop("games", 60), **kw)}
+
+
+def mutant(tmp_path, old, new):
+    text = COUNTER.read_text()
+    assert old in text, old
+    p = tmp_path / "mutant.atoll"
+    p.write_text(text.replace(old, new))
+    return p
+
+
+@pytest.fixture(scope="module")
+def original():
+    return verdicts(COUNTER)
+
+
+def test_every_property_holds_on_the_original(original):
+    assert original["table_matches"].verdict == V.PROVED
+    assert original["sums"].verdict == V.WITNESS_FOUND
+    assert [w["a"] for w in original["sums"].detail["witnesses"]] in (["3", "2"], ["2", "3"])
+    for name in ("never_negative", "moves_left", "shrinks"):
+        assert original[name].verdict == V.no_violation_in(60), name
+    assert original["someone_gets_three"].verdict == V.WITNESS_FOUND
+    assert all(r.ok for r in original.values())
+
+
+def test_theorem_mutation_is_violated_with_the_input(tmp_path):
+    r = verdicts(mutant(tmp_path, "4 => 8", "4 => 9"), only=["table_matches"])["table_matches"]
+    assert r.verdict == V.VIOLATED and not r.ok
+    assert r.counterexample == {"inputs": {"n": "4"}}
+
+
+def test_witness_mutation_has_no_witness(tmp_path):
+    r = verdicts(mutant(tmp_path, "a + b == 7 and a < b", "a + b == 11"), only=["sums"])["sums"]
+    assert r.verdict == V.NO_WITNESS and not r.ok
+
+
+def test_invariant_mutation_is_violated_with_a_short_trace(tmp_path):
+    p = mutant(tmp_path, "action take_two() when tokens >= 2", "action take_two() when tokens >= 1")
+    r = verdicts(p, only=["never_negative"])["never_negative"]
+    assert r.verdict == V.VIOLATED
+    steps = r.counterexample["steps"]
+    assert steps[-1]["rule"] == "take_two"
+    assert len(steps) <= 7            # shrunk: at most the 7 tokens of a game
+    assert "tokens" in steps[-1]["changes"]
+    assert "state.apply_action" in r.counterexample["pytest"]
+
+
+def test_the_regression_snippet_replays_the_violation(tmp_path):
+    p = mutant(tmp_path, "action take_two() when tokens >= 2", "action take_two() when tokens >= 1")
+    r = verdicts(p, only=["never_negative"])["never_negative"]
+    import atoll
+    game = atoll.load(p, players=2)
+    state = game.new_initial_state(seed=r.counterexample["seed"])
+    for step in r.counterexample["steps"]:
+        state.apply_action(step["id"])
+    assert json.loads(state.to_json())["values"][1] < 0
+
+
+def test_deadlock_mutation_is_found(tmp_path):
+    p = mutant(tmp_path, "action take_one() when tokens >= 1", "action take_one() when tokens >= 3")
+    r = verdicts(p, only=["moves_left"])["moves_left"]
+    assert r.verdict == V.VIOLATED
+    assert "no legal action" in r.counterexample["problem"]
+
+
+def test_termination_fails_when_waiting_is_allowed():
+    r = verdicts(COUNTER, options={"waiting": "true"}, only=["shrinks"])["shrinks"]
+    assert r.verdict == V.VIOLATED
+    assert r.counterexample["steps"][-1]["rule"] == "wait"
+
+
+def test_unreached_target_is_unknown_not_a_pass(tmp_path):
+    p = mutant(tmp_path, "any(got[p] >= 3 for p in players)", "any(got[p] >= 30 for p in players)")
+    r = verdicts(p, only=["someone_gets_three"])["someone_gets_three"]
+    assert r.verdict == V.UNKNOWN and not r.ok
+
+
+def test_no_z3_meaning_is_unknown_not_proved(tmp_path):
+    p = mutant(tmp_path, "property table_matches theorem forall n: int in between(0, 12): scoring(n) == table(n)",
+               "property table_matches theorem forall n: int in between(0, 3): size(remove([n, 1], n)) == 1")
+    r = verdicts(p, only=["table_matches"])["table_matches"]
+    assert r.verdict == V.UNKNOWN and "no z3 meaning" in r.detail["reason"]
+
+
+def test_solver_timeout_is_unknown(tmp_path):
+    p = mutant(tmp_path, "property table_matches theorem forall n: int in between(0, 12): scoring(n) == table(n)",
+               "property table_matches theorem forall x: int in between(1, 100000), "
+               "y: int in between(1, 100000), z: int in between(1, 100000): "
+               "x * x * x + y * y * y != z * z * z + 1 or x * y * z % 7 == 3")
+    r = verdicts(p, only=["table_matches"], timeout_ms=1)["table_matches"]
+    assert r.verdict == V.UNKNOWN
+
+
+def test_expected_violation_passes(tmp_path):
+    p = mutant(tmp_path, "property shrinks terminates by tokens per action",
+               "property shrinks terminates by tokens per action expect violated")
+    r = verdicts(p, options={"waiting": "true"}, only=["shrinks"])["shrinks"]
+    assert r.verdict == V.VIOLATED and r.ok
+
+
+def test_cli_json_shape_and_exit_codes(tmp_path, capsys):
+    assert main(["verify", str(COUNTER), "--json", "--games", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["spec"] == str(COUNTER)
+    keys = {"property", "kind", "players", "options", "verdict", "expected", "ok", "seconds",
+            "detail", "counterexample"}
+    assert all(keys <= set(r) for r in out["results"])
+    bad = mutant(tmp_path, "4 => 8", "4 => 9")
+    assert main(["verify", str(bad), "--property", "table_matches"]) == 1
+    assert "counterexample for `table_matches`" in capsys.readouterr().out
+    assert main(["verify", str(COUNTER), "--property", "nope"]) == 2
+
+
+def test_matrix_covers_player_counts():
+    results = run(str(COUNTER), matrix=True, games=10, only=["table_matches"])
+    assert sorted(r.players for r in results) == [2, 3]
+
+
+def test_masterislands_worked_example_is_proved():
+    r = verdicts(MASTERISLANDS, only=["worked_example", "example_lines"])
+    assert r["worked_example"].verdict == V.PROVED
+    assert r["example_lines"].detail["witnesses"] == [{"line": "{(0,0), (2,0), (3,0)}"}]
