@@ -296,6 +296,8 @@ def cmd_lower(args) -> int:
 
 def _detail_text(r) -> str:
     d = r.detail or {}
+    if "z3" in d and r.verdict != "PROVED":
+        return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
     if "witnesses" in d:
         ws = d["witnesses"]
         return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \

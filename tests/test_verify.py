@@ -34,8 +34,10 @@ def test_every_property_holds_on_the_original(original):
     assert original["table_matches"].verdict == V.PROVED
     assert original["sums"].verdict == V.WITNESS_FOUND
     assert [w["a"] for w in original["sums"].detail["witnesses"]] in (["3", "2"], ["2", "3"])
-    for name in ("never_negative", "moves_left", "shrinks"):
+    for name in ("never_negative", "moves_left"):
         assert original[name].verdict == V.no_violation_in(60), name
+    assert original["shrinks"].verdict == V.PROVED
+    assert original["shrinks"].method == "z3 abstraction"
     assert original["someone_gets_three"].verdict == V.WITNESS_FOUND
     assert all(r.ok for r in original.values())
 
@@ -83,7 +85,28 @@ def test_deadlock_mutation_is_found(tmp_path):
 def test_termination_fails_when_waiting_is_allowed():
     r = verdicts(COUNTER, options={"waiting": "true"}, only=["shrinks"])["shrinks"]
     assert r.verdict == V.VIOLATED
-    assert r.counterexample["steps"][-1]["rule"] == "wait"
+    assert r.detail["z3"] == "`wait` may not lower the measure"   # z3 names the action
+    assert r.counterexample["steps"][-1]["rule"] == "wait"        # play shows a concrete run
+
+
+def test_termination_abstraction_follows_collections(tmp_path):
+    """A measure over sizes: each take moves one item from a bag to a hand."""
+    p = tmp_path / "bags.atoll"
+    p.write_text(COUNTER.read_text().split("flow {")[0].replace(
+        "state {", "state {\n  pile: bag[int] = bag([1, 2, 3, 4, 5])\n  player hand: list[int] = []") + """
+flow { round { turns in seats: take } }
+phase take {
+  action draw_one() when size(pile) > 0 { draw c from pile  hand[me] = hand[me] + [c]  end phase }
+  action put_back(c: int in hand[me]) when REFILL { hand[me] = remove(hand[me], c)  end phase }
+}
+ending empty immediately when size(pile) == 0 => tie
+property drains terminates by size(pile) per action
+""".replace("REFILL", "false"))
+    r = verdicts(p, only=["drains"])["drains"]
+    assert r.verdict == V.PROVED, r.detail
+    p.write_text(p.read_text().replace("when false", "when true"))
+    r = verdicts(p, only=["drains"])["drains"]
+    assert r.verdict != V.PROVED and "put_back" in r.detail["z3"]
 
 
 def test_unreached_target_is_unknown_not_a_pass(tmp_path):

@@ -106,7 +106,7 @@ class PlayCheck:
                     if m < 0:
                         problem = f"the measure fell below zero ({m})"
                     elif m >= last_measure:
-                        problem = (f"the measure did not decrease over a {self.pr.step}: "
+                        problem = (f"the measure did not decrease over {'an' if self.pr.step == 'action' else 'a'} {self.pr.step}: "
                                    f"{last_measure} then {m}")
                     last_key, last_measure = key, m
             else:

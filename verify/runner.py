@@ -12,6 +12,7 @@ from atoll.diagnostics import Reporter, SpecError
 from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
 from atoll.verify.solver import check_theorem, check_witness
+from atoll.verify.termination import check_measure
 from atoll.verify.z3sem import Unsupported, Z3Eval
 
 
@@ -41,6 +42,29 @@ def configurations(comp, players: Optional[int], options: dict, matrix: bool) ->
                 continue   # a `require` rules this combination out
             out.append((n, opts))
     return out
+
+
+def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
+    """z3 over the size abstraction first; a concrete run by play when it fails."""
+    outcome = check_measure(prog, game, pr, timeout_ms)
+    if outcome[0] == "proved":
+        start = game.new_initial_state(seed=seed)
+        m0 = game.ns[f"prop_{pr.name}"](start.S)
+        if m0 >= 0:
+            return "z3 abstraction", V.PROVED, {
+                **outcome[1], "bound": f"the measure starts at {m0} and every action lowers it: "
+                                       f"at most {m0} actions"}, None
+    verdict, detail, cex = check_by_play(game, pr, games, seed, spec_path)
+    if outcome[0] == "fails":
+        detail = {**detail, "z3": f"`{outcome[1]}` may not lower the measure",
+                  "abstract counterexample": outcome[2]}
+        if verdict != V.VIOLATED:
+            verdict = V.UNKNOWN
+            detail["reason"] = (f"z3 found that `{outcome[1]}` may not lower the measure over the "
+                                f"abstract state; no concrete run showed it in {games} games")
+        return "z3 + hypothesis", verdict, detail, cex
+    detail = {**detail, "z3": f"no z3 proof: {outcome[1]}"}
+    return "hypothesis play", verdict, detail, cex
 
 
 def applies(comp, game, pr) -> bool:
@@ -84,6 +108,9 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             elif pr.kind == "witness":
                 method = "z3 optimize" if pr.objective else "z3"
                 verdict, detail, counterexample = check_witness(prog, game, pr, timeout_ms)
+            elif pr.kind == "terminates" and pr.step == "action":
+                method, verdict, detail, counterexample = check_termination(
+                    prog, game, pr, games, seed, str(spec_path), timeout_ms)
             else:
                 method = "hypothesis play"
                 verdict, detail, counterexample = check_by_play(game, pr, games, seed, str(spec_path))
