@@ -27,6 +27,7 @@ EXAMPLES = {
                 "  atoll simulate spec/masterislands.atoll -n 200 --option mode=corsair "
                 "--players 3 --json",
     "lower": "examples:\n  atoll lower spec/masterislands.atoll | less",
+    "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
     "verify": "examples:\n  atoll verify spec/masterislands.atoll\n"
               "  atoll verify spec/masterislands.atoll --matrix\n"
               "  atoll verify spec/masterislands.atoll --property worked_example --json\n\n"
@@ -373,13 +374,29 @@ def cmd_verify(args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
+# ---------------------------------------------------------------- explain
+
+def cmd_explain(args) -> int:
+    from atoll.diagnostics import CODES
+    codes = [c.upper() for c in args.codes] or sorted(CODES)
+    status = 0
+    for c in codes:
+        if c not in CODES:
+            print(f"atoll: no diagnostic code {c}", file=sys.stderr)
+            status = 2
+            continue
+        severity, title, text = CODES[c]
+        print(f"{c} ({severity}): {title}\n  {text}")
+    return status
+
+
 # ---------------------------------------------------------------- main
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="atoll", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Atoll: write board-game rules once, then check, play, simulate them.",
-        epilog="examples:\n  atoll check spec\n  atoll simulate spec/masterislands.atoll -n 1000 "
+        description="Atoll: write board-game rules once, then check, verify, play and simulate them.",
+        epilog="examples:\n  atoll check spec\n  atoll verify spec/masterislands.atoll\n  atoll simulate spec/masterislands.atoll -n 1000 "
                "--players 4\n  atoll play spec/masterislands.atoll --players 2\n\n"
                "Run `atoll COMMAND --help` for each command's options.")
     ap.add_argument("--version", action="version", version="atoll 0.1.0")
@@ -426,6 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
     p.add_argument("spec", metavar="SPEC")
+
+    p = add("explain", "Explain diagnostic codes.", cmd_explain)
+    p.add_argument("codes", nargs="*", metavar="CODE")
     return ap
 
 

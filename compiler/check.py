@@ -144,10 +144,7 @@ class Checker:
         if isinstance(e, A.StrLit):
             return T.STR
         if isinstance(e, A.Name):
-            t = self.name(e, ctx)
-            if isinstance(t, tuple) and t[0] == "player":
-                return t
-            return t
+            return self.name(e, ctx)
         if isinstance(e, A.IfExpr):
             self.expect(T.BOOL, self.expr(e.cond, ctx), e.cond.span, "a condition")
             a, b = self.expr(e.then, ctx), self.expr(e.else_, ctx)

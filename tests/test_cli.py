@@ -61,7 +61,13 @@ def test_play_with_typed_moves():
     assert "Game over" in text
 
 
-@pytest.mark.parametrize("cmd", ["check", "simulate", "play", "verify", "lower"])
+def test_explain(capsys):
+    assert main(["explain", "a0101"]) == 0
+    assert "A0101 (error): unknown name" in capsys.readouterr().out
+    assert main(["explain", "Z9999"]) == 2
+
+
+@pytest.mark.parametrize("cmd", ["check", "simulate", "play", "verify", "lower", "explain"])
 def test_every_command_has_help_with_an_example(cmd):
     r = subprocess.run([sys.executable, "-m", "atoll.cli", cmd, "--help"], capture_output=True, text=True)
     assert r.returncode == 0
