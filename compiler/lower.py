@@ -60,6 +60,7 @@ class Lowerer:
         self.layout = Layout.of(prog)
         self.lines: list[str] = []
         self.tmp = 0
+        self.seat_vars: set[str] = set()   # locals that iterate over seats
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -70,9 +71,26 @@ class Lowerer:
         src = self.ex(e)
         return src if T.is_ordered_iteration(self.t(e)) else f"sorted({src})"
 
+    def is_seat_source(self, e) -> bool:
+        """Iterating this yields valid seats only (players, seats, a team)."""
+        if isinstance(e, A.Name):
+            return self.p.refs.get(id(e)) in (("builtin", "players"), ("builtin", "seats"))
+        return isinstance(e, A.Call) and self.p.refs.get(id(e)) == ("team_of",)
+
+    def is_seat(self, e) -> bool:
+        """An index known to be a valid seat: `me`, or a variable bound over the seats."""
+        if not isinstance(e, A.Name):
+            return False
+        ref = self.p.refs.get(id(e))
+        return ref == ("me",) or (ref is not None and ref[0] == "local" and ref[1] in self.seat_vars)
+
     def fors(self, fors) -> str:
         out = []
         for f in fors:
+            if self.is_seat_source(f.iter):
+                self.seat_vars.add(f.var)
+            else:
+                self.seat_vars.discard(f.var)
             out.append(f"for l_{_id(f.var)} in {self.iter_of(f.iter)}")
             out.extend(f"if {self.ex(c)}" for c in f.conds)
         return " ".join(out)
@@ -105,8 +123,7 @@ class Lowerer:
             ot = self.t(e.obj)
             if isinstance(ot, tuple) and ot[0] == "list":
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
-            if isinstance(ot, tuple) and ot[0] == "player" and not (
-                    isinstance(e.key, A.Name) and self.p.refs.get(id(e.key)) == ("me",)):
+            if isinstance(ot, tuple) and ot[0] == "player" and not self.is_seat(e.key):
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
             return f"{self.ex(e.obj)}[{self.ex(e.key)}]"
         if isinstance(e, A.Call):
@@ -240,8 +257,20 @@ class Lowerer:
 
     def assign(self, lv: A.LValue, value: str, depth: int) -> None:
         base, idx = self.place(lv)
+        is_per_player = ("state", lv.name) in self.layout.slots and self.p.state[lv.name].scope == "player"
         if not idx:
             self.emit(f"{base} = {value}", depth)
+        elif len(idx) == 1 and is_per_player and self.is_seat(lv.indices[0]):
+            # the common case, written out: replace one player's entry
+            t = self.fresh("t")
+            self.emit(f"{t} = {base}", depth)
+            self.emit(f"{base} = {t}[:{idx[0]}] + ({value},) + {t}[{idx[0]} + 1:]", depth)
+        elif len(idx) == 1 and not is_per_player and isinstance(self.p.state.get(lv.name), A.VarDecl) \
+                and self.p.state[lv.name].type.name == "map":
+            d = self.fresh("d")
+            self.emit(f"{d} = dict({base})", depth)
+            self.emit(f"{d}[{idx[0]}] = {value}", depth)
+            self.emit(f"{base} = {d}", depth)
         else:
             self.emit(f"{base} = f_set_in({base}, ({''.join(i + ', ' for i in idx)}), {value})", depth)
 
@@ -263,6 +292,10 @@ class Lowerer:
                 self.emit("else:", depth)
                 self.block(s.else_, depth + 1)
         elif isinstance(s, A.For):
+            if self.is_seat_source(s.iter):
+                self.seat_vars.add(s.var)
+            else:
+                self.seat_vars.discard(s.var)
             self.emit(f"for l_{_id(s.var)} in {self.iter_of(s.iter)}:", depth)
             self.block(s.body, depth + 1)
         elif isinstance(s, A.Draw):
@@ -412,6 +445,14 @@ class Lowerer:
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
+        # `ensures` disjuncts that read nothing the effect writes can be decided
+        # on the state before the action, without simulating it.
+        written = self._written(a.body)
+        clauses = []
+        for g in ensures:
+            pre = [d for d in self._disjuncts(g.cond) if self._frame_safe(d, written)]
+            clauses.append(" or ".join(self.ex(d) for d in pre) if pre else "False")
+        self.function(f"a_{n}_pre", "S, me", " and ".join(f"({c})" for c in clauses) or "True")
         self.emit(f"def can_{n}(S, me):", 0)
         if ensures:
             self.emit(f"for _p in a_{n}_gen(S, me):", 1)
@@ -423,6 +464,50 @@ class Lowerer:
             self.emit("return True", 2)
             self.emit("return False", 1)
         self.emit("", 0)
+
+    def _written(self, stmts) -> set[str]:
+        out = set()
+        for s in stmts:
+            if isinstance(s, A.Assign):
+                out.add(s.target.name)
+            elif isinstance(s, A.Draw):
+                out.add(s.source.name)
+            elif isinstance(s, A.Deal):
+                out.update((s.source.name, s.dest.name))
+            elif isinstance(s, A.If):
+                out |= self._written(s.then) | self._written(s.else_)
+            elif isinstance(s, A.For):
+                out |= self._written(s.body)
+        return out
+
+    def _disjuncts(self, e) -> list:
+        if isinstance(e, A.BinOp) and e.op == "or":
+            return self._disjuncts(e.left) + self._disjuncts(e.right)
+        return [e]
+
+    def _frame_safe(self, e, written: set[str]) -> bool:
+        """Reads no variable in ``written`` and calls nothing that reads the state."""
+        ok = True
+
+        def walk(node):
+            nonlocal ok
+            if isinstance(node, A.Name):
+                ref = self.p.refs.get(id(node))
+                if ref and ref[0] == "state" and ref[1] in written:
+                    ok = False
+                if ref and ref[0] == "phase" and ref[2] in written:
+                    ok = False
+            if isinstance(node, A.Call) and self.p.refs.get(id(node), ("?",))[0] in ("def", "can"):
+                ok = False
+            if hasattr(node, "__dataclass_fields__"):
+                for f in node.__dataclass_fields__:
+                    if f != "span":
+                        walk(getattr(node, f))
+            elif isinstance(node, tuple):
+                for x in node:
+                    walk(x)
+        walk(e)
+        return ok
 
     def _locals_in(self, e) -> set[str]:
         out = set()

@@ -335,6 +335,7 @@ class Game:
         self.source = source                  # the generated Python module
         self._fn = {a.index: (ns[f"a_{a.name}_gen"], ns[f"a_{a.name}_why"],
                               ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
+        self._pre = {a.index: ns[f"a_{a.name}_pre"] for a in actions}
         self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
                                  ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
                           for name in phases}
@@ -520,6 +521,8 @@ class Game:
 
     def _ensures_ok(self, name: str, S, me, params) -> bool:
         spec = self.action_by_name[name]
+        if self._pre[spec.index](S, me):   # decided without simulating the effect
+            return True
         S2 = list(S)
         self._fn[spec.index][2](S2, me, _DryRun(), *params)
         return self._fn[spec.index][3](S2, me) < 0
