@@ -617,6 +617,42 @@ def check_types(prog: Program, rep: Reporter) -> None:
                  prog.score.value.span, "a score")
     for pr in prog.properties.values():
         check_property(c, pr, rep)
+    if prog.game is not None:
+        check_modes(c, prog, rep)
+
+
+# What each kind of property can come out as (by z3 or by play).
+POSSIBLE_EXPECTATIONS = {
+    "theorem": ("proved", "holds", "violated", "unknown"),
+    "witness": ("witness", "no_witness", "unknown"),
+    "invariant": ("holds", "violated", "unknown"),
+    "deadlock_free": ("holds", "violated", "unknown"),
+    "terminates": ("holds", "violated", "unknown"),
+    "terminates_action": ("proved", "holds", "violated", "unknown"),
+    "reachable": ("witness", "unknown"),
+}
+
+
+def check_modes(c: Checker, prog, rep: Reporter) -> None:
+    """The game block's `modes` names the options that span `verify --matrix`."""
+    raw = prog.meta("modes")
+    if raw is None:
+        return
+    entry = next(e for e in prog.game.meta if e.key == "modes")
+    if not isinstance(raw, str):
+        rep.add("A0108", "`modes` lists option names in a string: `modes: \"mode, variant\"`", entry.span)
+        return
+    for name in [x.strip() for x in raw.split(",") if x.strip()]:
+        o = prog.options.get(name)
+        if o is None:
+            rep.add("A0108", f"`modes` names `{name}`, which is not an option", entry.span,
+                    did_you_mean(name, prog.options))
+            continue
+        t = c.resolve(o.type)
+        if not (t == T.BOOL or (isinstance(t, tuple) and t[0] == "enum")):
+            rep.add("A0108", f"`modes` may only name enum or bool options; `{name}` is {T.show(t)}",
+                    entry.span, "the matrix tries every value of each mode")
+        prog.used.add(name)
 
 
 def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
@@ -624,6 +660,16 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
     if pr.when is not None:
         c.expect(T.BOOL, c.expr(pr.when, Ctx(where, state=False)), pr.when.span,
                  "a property's `when` (it may read options and player_count)")
+    want_q = {"theorem": "forall", "witness": "exists"}.get(pr.kind)
+    if want_q and pr.quantifier != want_q:
+        rep.add("A0103", f"a {pr.kind} is stated with `{want_q}`, not `{pr.quantifier}`", pr.span,
+                "a theorem holds for all inputs (`forall`); a witness is some input (`exists`)")
+    possible = POSSIBLE_EXPECTATIONS[pr.kind] if pr.kind != "terminates" or pr.step != "action" \
+        else POSSIBLE_EXPECTATIONS["terminates_action"]
+    if pr.expect is not None and pr.expect not in possible:
+        article = "an" if pr.kind[0] in "aeiou" else "a"
+        rep.add("A0103", f"{article} `{pr.kind}` property can never be {pr.expect.replace('_', ' ')}", pr.span,
+                "it can be: " + ", ".join(possible))
     if pr.kind in ("theorem", "witness"):
         ctx = Ctx(where, state=False)
         for b in pr.binders:

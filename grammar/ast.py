@@ -541,6 +541,7 @@ class PropertyDecl:
     kind: str
     body: Optional[Expr] = None
     binders: tuple[Binder, ...] = ()
+    quantifier: str = ""   # "forall" (theorem) or "exists" (witness)
     when: Optional[Expr] = None
     objective: Optional[tuple[str, Expr]] = None
     show: int = 1

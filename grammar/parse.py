@@ -119,14 +119,14 @@ class _ToAst(Transformer):
         return str(tok)
 
     option_kind = scope = visibility_kind = stage_kind = ending_time = tie_kind = end_what = _kw
-    optimize_kind = step_kind = verdict_word = override_target = _kw
+    optimize_kind = step_kind = verdict_word = override_target = quantifier = _kw
 
     # -- properties
     def binder(self, meta, name, type_, domain):
         return A.Binder(str(name), type_, domain, self._s(meta))
 
-    def binders(self, meta, *bs):
-        return tuple(bs)
+    def binders(self, meta, quantifier, *bs):
+        return (str(quantifier), tuple(bs))
 
     def objective(self, meta, kind, e):
         return (kind, e)
@@ -138,10 +138,11 @@ class _ToAst(Transformer):
         return word
 
     def prop_theorem(self, meta, binders, body):
-        return dict(kind="theorem", binders=binders, body=body)
+        return dict(kind="theorem", quantifier=binders[0], binders=binders[1], body=body)
 
     def prop_witness(self, meta, binders, body, objective, show):
-        return dict(kind="witness", binders=binders, body=body, objective=objective, show=show or 1)
+        return dict(kind="witness", quantifier=binders[0], binders=binders[1], body=body,
+                    objective=objective, show=show or 1)
 
     def prop_invariant(self, meta, body):
         return dict(kind="invariant", body=body)

@@ -31,6 +31,8 @@ class Run:
     actions: list          # action ids, in order
     steps: int
     seed: int
+    outcome: str = "ok"    # ok, violation (or reached), error (the model or the property failed)
+    failed: Optional[str] = None   # the action whose evaluation failed
 
 
 class PlayCheck:
@@ -44,7 +46,14 @@ class PlayCheck:
 
     # ------------------------------------------------------------ one game
     def measure(self, state) -> int:
-        return self.fn(state.S)
+        return self.value(state)
+
+    def value(self, state):
+        try:
+            return self.fn(state.S)
+        except Exception as e:   # a property that cannot be evaluated here
+            raise _PropertyError(f"the property cannot be evaluated in this state "
+                                 f"({type(e).__name__}: {e})") from None
 
     def step_key(self, state):
         if self.pr.step == "action":
@@ -55,19 +64,30 @@ class PlayCheck:
 
     def check(self, state) -> Optional[str]:
         kind = self.pr.kind
-        if kind == "invariant" and not self.fn(state.S):
+        if kind == "invariant" and not self.value(state):
             return "the invariant is false in this state"
         if kind == "deadlock_free" and not state.is_terminal() and not state.legal_actions():
             return f"no legal action in phase `{state.phase()}` for player {state.current_player()}"
-        if kind == "reachable" and self.fn(state.S):
+        if kind == "reachable" and self.value(state):
             return "reached"
         return None
 
     def play(self, seed: int, choices: list, stop_at: Optional[int] = None) -> Run:
+        actions: list = []
+        try:
+            return self._play(seed, choices, stop_at, actions)
+        except (ModelError, _PropertyError) as e:
+            failed = None
+            if isinstance(e, ModelError) and getattr(self, "_last", None) is not None:
+                failed = self._last
+            text = str(e) if isinstance(e, _PropertyError) else f"model error: {e}"
+            return Run(text, list(actions), len(actions), seed, "error", failed)
+
+    def _play(self, seed: int, choices: list, stop_at: Optional[int], actions: list) -> Run:
         g = self.game
+        self._last = None
         state = g.new_initial_state(seed=seed)
         rng = random.Random(seed)
-        actions = []
         steps = 0
         kind = self.pr.kind
         last_key, last_measure = None, None
@@ -96,7 +116,9 @@ class PlayCheck:
                 # Past the drawn choices the first legal action is taken, so that
                 # shrinking the list of choices shortens the game it describes.
                 a = legal[0]
+            self._last = str(a)
             state.apply_action(a)
+            self._last = None
             actions.append(a.id)
             steps += 1
             if kind == "terminates":
@@ -112,7 +134,7 @@ class PlayCheck:
             else:
                 problem = self.check(state)
         self.longest = max(self.longest, steps)
-        return Run(problem, actions, steps, seed)
+        return Run(problem, actions, steps, seed, "violation" if problem else "ok")
 
     def steer(self, state, legal, rng):
         """Prefer the action after which the measure stays highest."""
@@ -131,17 +153,15 @@ class PlayCheck:
     def search(self, games: int, seed: int):
         found = {}
 
+        wanted = ("violation",) if self.pr.kind == "reachable" else ("violation", "error")
+
         def bad(example):
             s, choices = example
-            try:
-                run = self.play(s, choices)
-            except ModelError as e:
-                run = Run(f"model error: {e}", [], 0, s)
+            run = self.play(s, choices)
             target(float(run.steps), label="game length")
-            if run.violation is not None:
-                found.setdefault("first", run)
-                return True
-            return False
+            if run.outcome == "error":
+                found.setdefault("error", run)
+            return run.outcome in wanted
 
         try:
             ex = find(GAME, bad, settings=settings(
@@ -150,12 +170,10 @@ class PlayCheck:
                 phases=[Phase.generate, Phase.target, Phase.shrink]),
                 random=random.Random(seed))
         except (NoSuchExample, Unsatisfiable):
+            self.first_error = found.get("error")
             return None
         s, choices = ex
-        try:
-            return self.play(s, choices)
-        except ModelError as e:
-            return Run(f"model error: {e}", [], 0, s)
+        return self.play(s, choices)
 
     def trace(self, run: Run) -> list:
         """The run replayed step by step, with what each action changed."""
@@ -175,6 +193,10 @@ class PlayCheck:
             out.append({"step": i + 1, "player": player, "action": str(action), "id": aid,
                         "rule": action.kind, "cites": list(spec.cites) if spec else [],
                         "changes": changes})
+        if run.failed:
+            out.append({"step": len(out) + 1, "player": state.current_player(), "action": run.failed,
+                        "id": None, "rule": run.failed.split("(")[0], "cites": [],
+                        "changes": {"(failed)": run.violation}})
         return out
 
 
@@ -216,8 +238,13 @@ def pytest_snippet(spec_path: str, players: int, options: dict, run: Run, prop: 
             f"    # here `{prop}` fails: {run.violation}\n")
 
 
+class _PropertyError(Exception):
+    pass
+
+
 def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: str):
     chk = PlayCheck(game, pr)
+    chk.first_error = None
     if pr.kind == "terminates":
         start = game.new_initial_state(seed=seed)
         chk.bound = chk.measure(start)
@@ -228,6 +255,12 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
                            f"{pr.step}s if it always decreases")
     if pr.kind == "reachable":
         if run is None:
+            err = chk.first_error
+            if err is not None:
+                return V.UNKNOWN, {**detail, "reason": f"not reached in {games} games; play failed: "
+                                                       f"{err.violation}"}, {
+                    "seed": err.seed, "problem": err.violation, "steps": chk.trace(err),
+                    "pytest": pytest_snippet(spec_path, game.num_players, game.options, err, pr.name)}
             return V.UNKNOWN, {**detail, "reason": f"not reached in {games} games"}, None
         return V.WITNESS_FOUND, {**detail, "trace": chk.trace(run), "seed": run.seed}, None
     if run is None:

@@ -89,6 +89,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
         props = [p for p in props if p.name in wanted]
     results = []
     configs = configurations(comp, players, options or {}, matrix)
+    axes = tuple([a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()] +
+                 [k for k in (options or {}) if k not in str(prog.meta("modes", ""))])
     total = len(configs) * len(props)
     done = 0
     for n, opts in configs:
@@ -115,5 +117,6 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 method = "hypothesis play"
                 verdict, detail, counterexample = check_by_play(game, pr, games, seed, str(spec_path))
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
-                                    time.perf_counter() - t0, detail, counterexample, pr.notes.cites))
+                                    time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
+                                    axes))
     return results

@@ -40,6 +40,11 @@ class _Query:
                 items.append((v, pick))
             from atoll.verify.z3sem import dedupe
             return Coll("set", dedupe(items))
+        if isinstance(d, A.Call) and d.func == "between" and t == T.INT:
+            lo, hi = (ev.ev(a, self.env) for a in d.args)   # bounds, not a list of values
+            v = z3.Int(b.name)
+            self.constraints += [v >= lo, v <= hi]
+            return v
         dom = ev.ev(d, self.env)
         items = dom.items if isinstance(dom, Coll) else [(k, c) for k, _, c in dom.entries]
         if T.is_collection(t):

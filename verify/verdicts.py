@@ -51,6 +51,7 @@ class Result:
     detail: object = None
     counterexample: object = None
     cites: tuple = field(default_factory=tuple)
+    axes: tuple = field(default_factory=tuple)   # the options that tell configurations apart
 
     @property
     def ok(self) -> bool:
