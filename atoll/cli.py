@@ -304,13 +304,14 @@ def _detail_text(r) -> str:
         return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
             (f" (+{len(ws) - 3} more)" if len(ws) > 3 else "")
     if "bound" in d:
-        return d["bound"]
+        return d["bound"] + (f"; {d['exhaustive']}" if "exhaustive" in d else "")
     if "reason" in d:
         return d["reason"]
     if "trace" in d:
         return f"reached in {len(d['trace'])} actions (seed {d['seed']})"
     if "games" in d:
-        return f"seed {d['seed']}, longest game {d['longest_game']} actions"
+        extra = f"; {d['exhaustive']}" if "exhaustive" in d else ""
+        return f"seed {d['seed']}, longest game {d['longest_game']} actions{extra}"
     return ""
 
 
@@ -340,7 +341,8 @@ def print_verify_table(spec: str, results) -> None:
                 print(f"  seed {cx['seed']}: {cx['problem']}")
                 for step in cx["steps"]:
                     cites = f" [{'; '.join(step['cites'])}]" if step["cites"] else ""
-                    print(f"  {step['step']:>3}. player {step['player']}: {step['action']}{cites}")
+                    who = "chance" if step['player'] == -1 else f"player {step['player']}"
+                    print(f"  {step['step']:>3}. {who}: {step['action']}{cites}")
                     for k, v in step["changes"].items():
                         print(f"         {k} = {v}")
                 print("  replay it as a regression test:")

@@ -333,7 +333,8 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
         kind = "win" if isinstance(o, A.OutcomeWin) else "tie" if isinstance(o, A.OutcomeTie) else "rank"
         endings.append(runtime._Ending(en.name, en.time, en.notes.cites, kind,
                                        getattr(o, "tie", "tie")))
-    info = {"state_vars": [(v.name, v.scope) for v in prog.state.values()],
+    info = {"reads_round": ("builtin", "current_round") in set(prog.refs.values()),
+            "state_vars": [(v.name, v.scope) for v in prog.state.values()],
             "phase_slots": sum(len(ph.vars) for ph in prog.phases.values())}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec_of(prog, checker), slot_types=slot_types,

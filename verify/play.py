@@ -32,6 +32,7 @@ class Run:
     steps: int
     seed: int
     outcome: str = "ok"    # ok, violation (or reached), error (the model or the property failed)
+    chance: str = "auto"   # how the actions replay: "explicit" when they include chance outcomes
     failed: Optional[str] = None   # the action whose evaluation failed
 
 
@@ -81,7 +82,7 @@ class PlayCheck:
             if isinstance(e, ModelError) and getattr(self, "_last", None) is not None:
                 failed = self._last
             text = str(e) if isinstance(e, _PropertyError) else f"model error: {e}"
-            return Run(text, list(actions), len(actions), seed, "error", failed)
+            return Run(text, list(actions), len(actions), seed, "error", failed=failed)
 
     def _play(self, seed: int, choices: list, stop_at: Optional[int], actions: list) -> Run:
         g = self.game
@@ -178,7 +179,7 @@ class PlayCheck:
     def trace(self, run: Run) -> list:
         """The run replayed step by step, with what each action changed."""
         g = self.game
-        state = g.new_initial_state(seed=run.seed)
+        state = g.new_initial_state(seed=run.seed, chance=run.chance)
         out = []
         for i, aid in enumerate(run.actions):
             before = list(state.S)
@@ -229,10 +230,11 @@ def change_text(codec, t, old, new) -> str:
 
 
 def pytest_snippet(spec_path: str, players: int, options: dict, run: Run, prop: str) -> str:
+    chance = ', chance="explicit"' if run.chance == "explicit" else ""
     return (f"def test_{prop}_regression():\n"
             f"    import atoll\n"
             f"    game = atoll.load({spec_path!r}, players={players}, options={options!r})\n"
-            f"    state = game.new_initial_state(seed={run.seed})\n"
+            f"    state = game.new_initial_state(seed={run.seed}{chance})\n"
             f"    for action_id in {run.actions!r}:\n"
             f"        state.apply_action(action_id)\n"
             f"    # here `{prop}` fails: {run.violation}\n")
@@ -242,9 +244,56 @@ class _PropertyError(Exception):
     pass
 
 
-def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: str):
+def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: str,
+                  max_states: int = 3000):
     chk = PlayCheck(game, pr)
     chk.first_error = None
+    found = _exhaustive(chk, game, pr, spec_path, max_states)
+    if found[0] is not None:
+        return found
+    depth_note = found[1]
+    verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path)
+    if depth_note:
+        detail["exhaustive"] = depth_note
+    return verdict, detail, cex
+
+
+def _exhaustive(chk, game, pr, spec_path, max_states):
+    """Breadth-first search of every play (chance included) within a budget."""
+    from atoll.verify.explore import explore
+
+    def state_check(st):
+        if pr.kind == "terminates":
+            m = chk.measure(st)
+            return f"the measure is negative ({m})" if m < 0 and not st.is_terminal() else None
+        return chk.check(st)
+
+    try:
+        ex = explore(game, state_check, max_states)
+    except _PropertyError as e:
+        return V.VIOLATED, {"method": "exhaustive"}, {"seed": 0, "problem": str(e), "steps": [],
+                                                        "pytest": ""}
+    base = {"method": "exhaustive search", "states": ex.states,
+            "search": "breadth first over every action and chance outcome"}
+    if ex.outcome == "violated" or (ex.outcome == "exhausted" and pr.kind == "terminates"
+                                    and not ex.acyclic):
+        run = Run(ex.problem, ex.path, len(ex.path), 0, "violation", chance="explicit")
+        if pr.kind == "reachable":
+            return V.WITNESS_FOUND, {**base, "trace": chk.trace(run), "seed": 0,
+                                     "shortest": True}, None
+        return V.VIOLATED, {**base, "shortest": True}, {
+            "seed": 0, "chance": "explicit", "problem": ex.problem, "steps": chk.trace(run),
+            "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
+    if ex.outcome == "exhausted":
+        if pr.kind == "reachable":
+            return V.NO_WITNESS, {**base, "reason": f"no reachable state satisfies it "
+                                                    f"(all {ex.states} states searched)"}, None
+        what = "and no cycle" if pr.kind == "terminates" else "and it holds in each"
+        return V.PROVED, {**base, "reason": f"all {ex.states} reachable states searched {what}"}, None
+    return None, f"every play of at most {ex.depth - 1} steps (chance included) checked", None
+
+
+def _by_play(chk, game, pr, games, seed, spec_path):
     if pr.kind == "terminates":
         start = game.new_initial_state(seed=seed)
         chk.bound = chk.measure(start)

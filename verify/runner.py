@@ -55,6 +55,7 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
                 **outcome[1], "bound": f"the measure starts at {m0} and every action lowers it: "
                                        f"at most {m0} actions"}, None
     verdict, detail, cex = check_by_play(game, pr, games, seed, spec_path)
+    play_method = detail.pop("method", "hypothesis play")
     if outcome[0] == "fails":
         detail = {**detail, "z3": f"`{outcome[1]}` may not lower the measure",
                   "abstract counterexample": outcome[2]}
@@ -62,9 +63,9 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
             verdict = V.UNKNOWN
             detail["reason"] = (f"z3 found that `{outcome[1]}` may not lower the measure over the "
                                 f"abstract state; no concrete run showed it in {games} games")
-        return "z3 + hypothesis", verdict, detail, cex
+        return f"z3 + {play_method.split()[0]}", verdict, detail, cex
     detail = {**detail, "z3": f"no z3 proof: {outcome[1]}"}
-    return "hypothesis play", verdict, detail, cex
+    return play_method, verdict, detail, cex
 
 
 def applies(comp, game, pr) -> bool:
@@ -114,8 +115,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 method, verdict, detail, counterexample = check_termination(
                     prog, game, pr, games, seed, str(spec_path), timeout_ms)
             else:
-                method = "hypothesis play"
                 verdict, detail, counterexample = check_by_play(game, pr, games, seed, str(spec_path))
+                method = detail.pop("method", "hypothesis play")
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
                                     axes))

@@ -1,0 +1,123 @@
+"""Exhaustive search of the reachable states, chance outcomes included.
+
+Breadth first from the start, with explicit chance, so that every play of
+at most k steps is covered when depth k is complete. When the whole
+reachable graph fits in the budget, the search is exhaustive: an invariant
+or deadlock freedom that holds everywhere is PROVED, and termination is
+PROVED when the graph has no cycle. Otherwise the verdict falls to play,
+and the depth completed is reported (HOLDS UP TO k where nothing else ran).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from atoll.compiler.runtime import ModelError
+
+
+@dataclass
+class Exploration:
+    outcome: str               # "violated", "exhausted", "bounded"
+    depth: int                 # depths 0..depth-1 complete (all of them when exhausted)
+    states: int
+    path: list                 # action ids from the start, for a violation
+    problem: Optional[str] = None
+    acyclic: Optional[bool] = None
+
+
+def _key(game, st) -> str:
+    """What makes two states the same position: everything but the history,
+    the random stream and, when no rule reads it, the round number."""
+    d = game._state_to_data(st)
+    for k in ("history", "checksum", "rng"):
+        d.pop(k, None)
+    if not game.info.get("reads_round", True):
+        d["values"] = d["values"][1:]
+    return json.dumps(d, sort_keys=True)
+
+
+def explore(game, check: Callable, max_states: int = 4000) -> Exploration:
+    """``check(state)`` returns a problem text or None for each state."""
+    start = game.new_initial_state(seed=0, chance="explicit")
+    k0 = _key(game, start)
+    parent = {k0: None}
+    edges: dict[str, list[str]] = {}
+    frontier = [(k0, start)]
+    depth = 0
+    while frontier:
+        for k, st in frontier:
+            try:
+                problem = check(st)
+            except ModelError as e:
+                problem = f"model error: {e}"
+            if problem:
+                return Exploration("violated", depth, len(parent), _path(parent, k), problem)
+        nxt = []
+        for k, st in frontier:
+            if st.is_terminal():
+                continue
+            out = edges.setdefault(k, [])   # (child, action id)
+            try:
+                actions = st.legal_actions()
+            except ModelError as e:
+                return Exploration("violated", depth, len(parent), _path(parent, k), f"model error: {e}")
+            for a in actions:
+                c = st.clone()
+                try:
+                    c.apply_action(a)
+                except ModelError as e:
+                    return Exploration("violated", depth, len(parent), _path(parent, k) + [a.id],
+                                       f"model error: {e}")
+                ck = _key(game, c)
+                out.append((ck, a.id))
+                if ck not in parent:
+                    parent[ck] = (k, a.id)
+                    nxt.append((ck, c))
+                    if len(parent) > max_states:
+                        return Exploration("bounded", depth + 1, len(parent), [])
+        frontier = nxt
+        depth += 1
+    cycle = _find_cycle(edges)
+    if cycle is None:
+        return Exploration("exhausted", depth, len(parent), [], acyclic=True)
+    node, loop = cycle
+    return Exploration("exhausted", depth, len(parent), _path(parent, node) + loop, acyclic=False,
+                       problem="the game can go round in a cycle of states for ever")
+
+
+def _path(parent, k) -> list:
+    out = []
+    while parent[k] is not None:
+        k, aid = parent[k]
+        out.append(aid)
+    return out[::-1]
+
+
+def _find_cycle(edges: dict):
+    """A cycle of the explored graph, as (a state on it, the action ids once
+    round it), or None (iterative depth-first search)."""
+    WHITE, GREY, BLACK = 0, 1, 2
+    color: dict[str, int] = {}
+    for root in edges:
+        if color.get(root, WHITE) != WHITE:
+            continue
+        stack = [(root, None, iter(edges.get(root, ())))]
+        color[root] = GREY
+        while stack:
+            node, _, it = stack[-1]
+            for nxt, aid in it:
+                c = color.get(nxt, WHITE)
+                if c == GREY:
+                    nodes = [s[0] for s in stack]
+                    i = nodes.index(nxt)
+                    loop = [s[1] for s in stack[i + 1:]] + [aid]
+                    return nxt, loop
+                if c == WHITE:
+                    color[nxt] = GREY
+                    stack.append((nxt, aid, iter(edges.get(nxt, ()))))
+                    break
+            else:
+                color[node] = BLACK
+                stack.pop()
+    return None
