@@ -439,7 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matrix", action="store_true",
                    help="every player count times every mode the game block lists in `modes`")
     p.add_argument("--games", type=int, default=100,
-                   help="games per property checked by play (default 100)")
+                   help="games per property checked by play (default 100; 0: bounded exhaustive "
+                        "search only, verdict HOLDS UP TO k)")
     p.add_argument("--timeout", type=float, default=20.0, help="z3 timeout per query, seconds (default 20)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
 

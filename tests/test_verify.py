@@ -125,6 +125,12 @@ def test_unreached_target_in_a_large_game_is_unknown_not_a_pass(tmp_path):
     assert "every play of at most" in r.detail["exhaustive"]
 
 
+def test_bounded_search_alone_holds_up_to_k():
+    r = verdicts(COUNTER, options={"start": 300}, games=0, only=["never_negative"])["never_negative"]
+    assert r.verdict.startswith("HOLDS UP TO ") and r.ok
+    assert int(r.verdict.split()[-1]) >= 3
+
+
 def test_bounded_search_finds_the_shortest_violation(tmp_path):
     p = mutant(tmp_path, "action take_two() when tokens >= 2", "action take_two() when tokens >= 1")
     r = verdicts(p, options={"start": 1}, only=["never_negative"])["never_negative"]

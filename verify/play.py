@@ -251,7 +251,11 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
     found = _exhaustive(chk, game, pr, spec_path, max_states)
     if found[0] is not None:
         return found
-    depth_note = found[1]
+    depth_note, depth = found[1], found[2]
+    if games <= 0:   # bounded search only
+        if pr.kind == "reachable":
+            return V.UNKNOWN, {"method": "exhaustive search", "reason": f"not reached; {depth_note}"}, None
+        return V.holds_up_to(depth), {"method": "exhaustive search", "exhaustive": depth_note}, None
     verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path)
     if depth_note:
         detail["exhaustive"] = depth_note
@@ -290,7 +294,7 @@ def _exhaustive(chk, game, pr, spec_path, max_states):
                                                     f"(all {ex.states} states searched)"}, None
         what = "and no cycle" if pr.kind == "terminates" else "and it holds in each"
         return V.PROVED, {**base, "reason": f"all {ex.states} reachable states searched {what}"}, None
-    return None, f"every play of at most {ex.depth - 1} steps (chance included) checked", None
+    return None, f"every play of at most {ex.depth - 1} steps (chance included) checked", ex.depth - 1
 
 
 def _by_play(chk, game, pr, games, seed, spec_path):
