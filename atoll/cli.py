@@ -317,14 +317,14 @@ def _detail_text(r) -> str:
 
 def print_verify_table(spec: str, results) -> None:
     print(f"{spec}: {len(results)} check{'s' * (len(results) != 1)}")
-    head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<16} {'verdict':<26} " \
+    head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<18} {'verdict':<26} " \
            f"{'expected':<10} {'time':>7}"
     print(head)
     print("-" * len(head))
     for r in results:
         opts = ",".join(f"{k}={v}" for k, v in r.options.items() if k in r.axes)
         mark = "" if r.ok else "  <-- not as expected"
-        print(f"{r.property:<26} {r.players!s:>7} {opts:<22} {r.method:<16} {r.verdict:<26} "
+        print(f"{r.property:<26} {r.players!s:>7} {opts:<22} {r.method:<18} {r.verdict:<26} "
               f"{r.expected:<10} {r.seconds:>6.2f}s{mark}")
         det = _detail_text(r)
         if det:
