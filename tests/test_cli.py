@@ -68,8 +68,11 @@ def test_explain(capsys):
 
 
 @pytest.mark.parametrize("cmd", ["check", "simulate", "play", "verify", "lower", "explain"])
-def test_every_command_has_help_with_an_example(cmd):
-    r = subprocess.run([sys.executable, "-m", "atoll.cli", cmd, "--help"], capture_output=True, text=True)
+def test_every_command_has_help_with_an_example(cmd, tmp_path):
+    # Run from elsewhere: in the checkout, the source folder `atoll/` would
+    # shadow the installed package, whose subpackages live in other folders.
+    r = subprocess.run([sys.executable, "-m", "atoll.cli", cmd, "--help"], capture_output=True,
+                       text=True, cwd=tmp_path)
     assert r.returncode == 0
     assert "examples:" in r.stdout and f"atoll {cmd}" in r.stdout
 
