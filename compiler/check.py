@@ -108,6 +108,10 @@ class Checker:
             self.p.refs[id(e)] = ("member", p.members[n], n)
             return ("enum", p.members[n])
         if n in stdlib.BUILTIN_VALUES:
+            if n == "current_round" and not ctx.state:
+                self.rep.add("A0101", f"the {ctx.where} cannot read `current_round`", e.span,
+                             "it changes during the game; constants are fixed before it starts")
+                return T.UNKNOWN
             self.p.refs[id(e)] = ("builtin", n)
             return stdlib.BUILTIN_VALUES[n][0]
         if n == "me":
@@ -380,7 +384,8 @@ class Checker:
             self.p.refs[id(e)] = ("stdlib", f)
             result, err = stdlib.FUNCTIONS[f][1](args)
             if err:
-                code = "A0104" if "argument" in err and "must" not in err else "A0103"
+                code = "A0104" if (" argument" in err and "must" not in err) or err.startswith("takes") \
+                    else "A0103"
                 self.rep.add(code, f"`{f}` {err}", e.span, stdlib.FUNCTIONS[f][2])
             return result
         if f in stdlib.AGGREGATES:
@@ -519,6 +524,16 @@ class Checker:
         raise AssertionError(type(s).__name__)  # pragma: no cover
 
 
+def _no_duplicates(names, nodes, rep: Reporter, what: str) -> None:
+    seen = {}
+    for n, node in zip(names, nodes):
+        if n in seen:
+            rep.add("A0102", f"{what} `{n}` is defined twice", node.span,
+                    f"the first is at {seen[n].span}")
+        else:
+            seen[n] = node
+
+
 def check_types(prog: Program, rep: Reporter) -> None:
     """Type-check every declaration of the program."""
     c = Checker(prog, rep)
@@ -545,6 +560,7 @@ def check_types(prog: Program, rep: Reporter) -> None:
                  prog.teams.value.span, "the teams")
     for d in prog.defs.values():
         ctx = Ctx(f"function `{d.name}`")
+        _no_duplicates([par.name for par in d.params], d.params, rep, "parameter")
         for par in d.params:
             ctx = ctx.bind(par.name, c.resolve(par.type))
         c.expect(c.resolve(d.type), c.expr(d.body, ctx), d.body.span, f"the result of `{d.name}`")
@@ -588,7 +604,9 @@ def check_types(prog: Program, rep: Reporter) -> None:
         for cond in (ph.done, ph.repeat):
             if cond is not None:
                 c.expect(T.BOOL, c.expr(cond, pctx), cond.span, "a phase condition")
+        _no_duplicates([v.name for v in ph.vars], ph.vars, rep, "phase variable")
         for a in ph.actions:
+            _no_duplicates([q.name for q in a.params], a.params, rep, "parameter")
             actx = pctx
             for par in a.params:
                 want = c.resolve(par.type)

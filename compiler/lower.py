@@ -117,6 +117,8 @@ class Lowerer:
             if ref is not None and ref[0] == "phase":   # `phase.var` in a property
                 return f"S[{self.layout.slots[ref]}]"
             rt = self.t(e.obj)
+            if not (isinstance(rt, tuple) and rt[0] == "record"):
+                return "None"   # the element of an empty literal: this code never runs
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
         if isinstance(e, A.Index):
@@ -378,20 +380,21 @@ class Lowerer:
         self.current_phase = None
         for en in p.endings.values():
             n = _id(en.name)
-            self.function(f"end_{n}", "S", self.ex(en.cond))
+            # distinct prefixes, so that no two spec names can give one Python name
+            self.function(f"endc_{n}", "S", self.ex(en.cond))
             o = en.outcome
             if isinstance(o, A.OutcomeWin):
-                self.function(f"end_{n}_winners", "S", self.ex(o.players))
+                self.function(f"endw_{n}", "S", self.ex(o.players))
             elif isinstance(o, A.OutcomeRank):
                 keys = "".join(self.ex(k) + ", " for k in o.keys)
-                self.function(f"end_{n}_key", f"S, l_{_id(o.var)}", f"({keys})")
+                self.function(f"endk_{n}", f"S, l_{_id(o.var)}", f"({keys})")
         if p.score:
             self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
         for pr in p.properties.values():
             if pr.kind in ("invariant", "reachable", "terminates"):
                 self.function(f"prop_{_id(pr.name)}", "S", self.ex(pr.body))
             if pr.when is not None:
-                self.function(f"prop_{_id(pr.name)}_applies", "", self.ex(pr.when), static=True)
+                self.function(f"propw_{_id(pr.name)}", "", self.ex(pr.when), static=True)
         return "\n".join(self.lines) + "\n"
 
     def action(self, a: A.ActionDecl) -> None:

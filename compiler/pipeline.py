@@ -39,14 +39,17 @@ class Compiled:
     diagnostics: list[Diagnostic]
 
 
-def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = ()) -> Optional[list]:
-    """Parse a file and, for a variant, the files it extends, merged."""
+def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
+               via: Optional[A.Span] = None) -> Optional[list]:
+    """Parse a file and, for a variant, the files it extends, merged.
+    ``via`` is the `extends` that named this file, for error positions."""
     key = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        rep.add("A0003", f"cannot read {path}: {e.strerror if isinstance(e, OSError) else e}",
-                None, "check the path")
+        why = e.strerror if isinstance(e, OSError) else str(e)
+        rep.add("A0003", f"cannot read {path}: {why}", via,
+                "paths in `extends` are relative to the file that says it" if via else "check the path")
         return None
     sources[key] = text
     spec = parse(text, key, rep)
@@ -62,7 +65,7 @@ def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = ()) -> Op
     if base_path in seen:
         rep.add("A0401", f"{ext[0].path} extends itself in a cycle", ext[0].span)
         return None
-    base = read_items(base_path, rep, sources, seen + (base_path,))
+    base = read_items(base_path, rep, sources, seen + (base_path,), ext[0].span)
     if base is None:
         if not rep.errors:
             rep.add("A0401", f"cannot extend {ext[0].path}", ext[0].span)
@@ -110,6 +113,9 @@ def merge(base: list, variant: list, rep: Reporter) -> list:
                     continue
             pending = None
         out.append(it)
+    if pending is not None:
+        rep.add("A0401", f"`override {pending.name}` is not followed by a declaration", pending.span,
+                f"write the new declaration of `{pending.name}` right after it")
     return out
 
 
@@ -376,7 +382,7 @@ _CACHE: dict = {}
 
 
 def load(path, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
-    """Compile (cached by path and file contents) and instantiate a spec."""
+    """Compile (cached by path and the contents of every file it reads) and instantiate a spec."""
     path = Path(path)
     key = str(path.resolve())
     hit = _CACHE.get(key)
@@ -391,11 +397,12 @@ def load(path, players: Optional[int] = None, options: Optional[dict] = None) ->
 
 
 def _stamps(files) -> tuple:
-    """Modification times of every file a compiled spec came from."""
+    """Digests of the contents of every file a compiled spec came from."""
+    import hashlib
     out = []
     for f in files:
         try:
-            out.append(Path(f).stat().st_mtime_ns)
+            out.append(hashlib.sha256(Path(f).read_bytes()).hexdigest())
         except OSError:
             out.append(None)
     return tuple(out)

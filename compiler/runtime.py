@@ -387,6 +387,9 @@ class Game:
                 self._begin_round(st, X)
                 return
             players = tuple(self.ns[f"stage_{st.ctl[0]}_{st.ctl[1]}"](st.S))
+            if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
+                raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
+                                 f"0..{self.num_players - 1}")
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5] = 0, 0, players, True
                 return
@@ -460,14 +463,14 @@ class Game:
             if en.time != time:
                 continue
             self._where = f"ending `{en.name}`"
-            if not self.ns[f"end_{en.name}"](st.S):
+            if not self.ns[f"endc_{en.name}"](st.S):
                 continue
             if en.kind == "win":
-                winners = tuple(sorted(set(self.ns[f"end_{en.name}_winners"](st.S))))
+                winners = tuple(sorted(set(self.ns[f"endw_{en.name}"](st.S))))
             elif en.kind == "tie":
                 winners = ()
             else:
-                keys = {p: self.ns[f"end_{en.name}_key"](st.S, p) for p in range(self.num_players)}
+                keys = {p: self.ns[f"endk_{en.name}"](st.S, p) for p in range(self.num_players)}
                 best = max(keys.values())
                 top = [p for p in keys if keys[p] == best]
                 teams = {self.team_of.get(p, (p,)) for p in top}
@@ -732,9 +735,10 @@ class Game:
             c = d["control"]
             rd, stage, slot, ph, players, fresh = c
             players = tuple(players)
-            if not (0 <= rd < len(self.rounds) and 0 <= stage < len(self.rounds[rd])
-                    and 0 <= slot < max(1, len(players))
-                    and 0 <= ph < len(self.rounds[rd][stage][1])
+            over = d["outcome"] is not None   # an ending after a turn or round may leave
+            if not (0 <= rd < len(self.rounds) and 0 <= stage < len(self.rounds[rd]) + over
+                    and 0 <= slot < max(1, len(players)) + over
+                    and 0 <= ph < len(self.rounds[rd][min(stage, len(self.rounds[rd]) - 1)][1]) + over
                     and all(isinstance(p, int) and 0 <= p < self.num_players for p in players)
                     and isinstance(fresh, bool)):
                 raise CorruptState("the control part (round, stage, turn, phase) is out of range")

@@ -177,6 +177,8 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             rep.add("A0108", "the game block needs `players: MIN..MAX`", prog.game.span)
         elif isinstance(r, tuple) and not (1 <= r[0] <= r[1]):
             rep.add("A0108", f"player range {r[0]}..{r[1]} is empty", prog.game.span)
+        elif isinstance(r, int) and r < 1:
+            rep.add("A0108", f"a game needs at least one player, not {r}", prog.game.span)
     if prog.flow is None:
         rep.add("A0204", "the spec has no `flow`", A.Span(file, 1, 1, 1, 2),
                 "add `flow { round { turns in seats: PHASE, ... } }`")

@@ -560,8 +560,9 @@ def _report(e: UnexpectedInput, text: str, file: str, reporter: Reporter) -> int
     if isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type == "$END":
-            line = text.count("\n") + 1
-            col = len(text) - _line_start(text, len(text)) + 1
+            body = text.rstrip()
+            line = body.count("\n") + 1
+            col = len(body) - _line_start(body, len(body)) + 1
             span = A.Span(file, line, col, line, col + 1)
             reporter.add("A0001", "the file ends too early",
                          span, _hint_for(tok, e.expected),

@@ -34,7 +34,7 @@ def test_check_json(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["ok"] is False
     diag = d["files"][0]["diagnostics"][0]
-    assert diag["code"] == "A0001" and diag["line"] == 3
+    assert diag["code"] == "A0001" and diag["line"] == 2   # the last line, where the file ends
 
 
 def test_simulate_json(capsys):

@@ -88,8 +88,15 @@ def test_placement_next_to_own_galleon_and_extra_discovery(game2):
     sail = [a for a in st.legal_actions() if a.kind == "sail"]
     assert {a.params[1] for a in sail} == {(1, 0)}
     st.apply_action(sail[0])
-    # Same colour as the card under the galleon: another Discovery for player 0.
+    # Same colour as the card under the galleon: player 0 may take another Discovery.
     assert st.current_player() == 0 and st.phase() == "discovery"
+    assert sorted(a.kind for a in st.legal_actions()) == ["discover_again", "move_on"]
+    declined = st.clone()
+    declined.apply_action(next(a for a in declined.legal_actions() if a.kind == "move_on"))
+    assert declined.phase() == "conquest" and declined.current_player() == 0
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "discover_again"))
+    assert st.phase() == "discovery" and st.current_player() == 0
+    assert {a.kind for a in st.legal_actions()} <= {"place", "sail"}
 
 
 def test_different_colour_goes_to_conquest(game2):

@@ -71,7 +71,7 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
 def applies(comp, game, pr) -> bool:
     if pr.when is None:
         return True
-    return bool(game.ns[f"prop_{pr.name}_applies"]())
+    return bool(game.ns[f"propw_{pr.name}"]())
 
 
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,

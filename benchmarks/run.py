@@ -1,0 +1,270 @@
+"""Atoll benchmarks: speed of the compiled games, MasterIslands against a
+hand-written implementation, compile time per spec, time per verified property.
+
+    python benchmarks/run.py            # the full run (about a minute; under 5)
+    python benchmarks/run.py --quick    # fewer games and compiles (under 1 minute)
+    python benchmarks/run.py --json     # one JSON object on stdout
+    python benchmarks/run.py --check    # first play both MasterIslands side by side
+
+Numbers are measured in this one process, as rates and ratios; nothing here
+is a pass/fail test of speed. Random play: every legal action equally likely,
+``random.Random(seed)`` per game, seeds 0, 1, 2, ... (fixed); chance is the
+model's own seeded stream (``chance="auto"``). Progress goes to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import atoll  # noqa: E402
+from atoll.compiler import pipeline  # noqa: E402
+import handwritten_masterislands as hand  # noqa: E402
+
+SPEC_DIR = ROOT / "spec"
+MASTERISLANDS = SPEC_DIR / "masterislands.atoll"
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- random play
+
+def play_model(game, seed: int) -> int:
+    """One random game of a compiled model; returns its number of actions."""
+    st = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        st.apply_action(legal[rng.randrange(len(legal))])
+        steps += 1
+    return steps
+
+
+def play_hand(players: int, seed: int) -> int:
+    """One random game of the hand-written MasterIslands, the same policy."""
+    return hand.play_random(players, seed)[1]
+
+
+def measure(play, seeds, budget_s: float) -> dict:
+    """Play the games of ``seeds`` in order (stopping early past ``budget_s``)."""
+    t0 = time.perf_counter()
+    games = actions = 0
+    for s in seeds:
+        actions += play(s)
+        games += 1
+        if time.perf_counter() - t0 > budget_s:
+            break
+    dt = time.perf_counter() - t0
+    return {"games": games, "actions": actions, "seconds": dt}
+
+
+def rates(m: dict) -> dict:
+    return {"playouts_per_s": m["games"] / m["seconds"], "actions_per_s": m["actions"] / m["seconds"],
+            "avg_length": m["actions"] / m["games"], "games": m["games"], "seconds": m["seconds"]}
+
+
+def bench_games(n_games: int, budget_s: float) -> dict:
+    out = {}
+    for spec in sorted(SPEC_DIR.glob("*.atoll")):
+        comp = atoll.compile_spec(spec)
+        lo, hi = comp.program.player_range
+        per = {}
+        for n in range(lo, hi + 1):
+            game = pipeline.instantiate(comp, n)
+            play_model(game, 0)                      # warm up
+            m = measure(lambda s: play_model(game, s), range(n_games), budget_s)
+            per[n] = rates(m)
+            log(f"  {spec.stem} {n} players: {per[n]['playouts_per_s']:.1f} playouts/s")
+        out[spec.stem] = {"players": per}
+    return out
+
+
+def bench_vs_handwritten(n_games: int, block: int = 20) -> dict:
+    """Compiled and hand-written MasterIslands on the same seeds, in
+    alternating blocks of games so that a noisy neighbour hits both alike."""
+    per = {}
+    tot = {"compiled": [0, 0, 0.0], "handwritten": [0, 0, 0.0]}
+    for n in (2, 3, 4):
+        game = atoll.load(str(MASTERISLANDS), players=n)
+        play_model(game, 0)
+        play_hand(n, 0)
+        acc = {"compiled": [0, 0, 0.0], "handwritten": [0, 0, 0.0]}
+        for start in range(0, n_games, block):
+            seeds = range(start, min(start + block, n_games))
+            for name, fn in (("compiled", lambda s: play_model(game, s)),
+                             ("handwritten", lambda s: play_hand(n, s))):
+                m = measure(fn, seeds, float("inf"))
+                a = acc[name]
+                a[0] += m["games"]
+                a[1] += m["actions"]
+                a[2] += m["seconds"]
+        row = {}
+        for name, (g, k, dt) in acc.items():
+            row[name] = {"playouts_per_s": g / dt, "actions_per_s": k / dt, "avg_length": k / g,
+                         "games": g, "seconds": dt}
+            t = tot[name]
+            t[0] += g
+            t[1] += k
+            t[2] += dt
+        row["ratio"] = row["compiled"]["playouts_per_s"] / row["handwritten"]["playouts_per_s"]
+        row["ratio_actions"] = row["compiled"]["actions_per_s"] / row["handwritten"]["actions_per_s"]
+        per[n] = row
+        log(f"  masterislands {n} players: compiled {row['compiled']['playouts_per_s']:.1f}, "
+            f"hand-written {row['handwritten']['playouts_per_s']:.1f} playouts/s, "
+            f"ratio {row['ratio']:.3f}")
+    overall = (tot["compiled"][0] / tot["compiled"][2]) / (tot["handwritten"][0] / tot["handwritten"][2])
+    return {"ratio": overall, "players": per}
+
+
+# ---------------------------------------------------------------- compile and verify
+
+def bench_compile(runs: int) -> tuple[dict, float]:
+    """Median of ``runs`` fresh compile_spec calls per spec (games and
+    variants). The first compile in a process also builds the lark parser:
+    that cold time is measured on its own, in a new interpreter."""
+    specs = sorted(SPEC_DIR.rglob("*.atoll"))
+    code = ("import time, atoll; t = time.perf_counter(); atoll.compile_spec(%r); "
+            "print(time.perf_counter() - t)" % str(MASTERISLANDS))
+    cold = float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True, cwd=str(ROOT)).stdout.strip())
+    atoll.compile_spec(specs[0])
+    out = {}
+    for spec in specs:
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            atoll.compile_spec(spec)
+            times.append(time.perf_counter() - t0)
+        out[str(spec.relative_to(ROOT))] = statistics.median(times)
+        log(f"  compile {spec.relative_to(ROOT)}: {out[str(spec.relative_to(ROOT))] * 1000:.0f} ms")
+    return out, cold
+
+
+def bench_verify() -> tuple[dict, dict, float]:
+    from atoll.verify.runner import run
+    t0 = time.perf_counter()
+    results = run(str(MASTERISLANDS))
+    total = time.perf_counter() - t0
+    seconds, verdicts = {}, {}
+    for r in results:
+        key = r.property if r.property not in seconds else f"{r.property} ({r.players} players)"
+        seconds[key] = r.seconds
+        verdicts[key] = r.verdict
+    log(f"  verify {MASTERISLANDS.relative_to(ROOT)}: {total:.1f} s")
+    return seconds, verdicts, total
+
+
+# ---------------------------------------------------------------- report
+
+def print_table(r: dict) -> None:
+    print(f"Atoll benchmarks ({r['mode']} run; python {r['python']}, {r['machine']}; "
+          f"a shared machine: expect noise of 10-20%)")
+    print()
+    print("Random playouts of the compiled games (uniform random players, fixed seeds)")
+    print(f"{'game':<16} {'players':>7} {'games':>6} {'playouts/s':>11} {'actions/s':>10} {'avg length':>11}")
+    for name, g in r["games"].items():
+        for n, row in g["players"].items():
+            print(f"{name:<16} {n:>7} {row['games']:>6} {row['playouts_per_s']:>11.1f} "
+                  f"{row['actions_per_s']:>10.0f} {row['avg_length']:>11.1f}")
+    print()
+    v = r["vs"]
+    print("MasterIslands: compiled model against the hand-written implementation (same seeds, "
+          "same policy, alternating blocks)")
+    print(f"{'players':>7} {'games':>6} {'compiled/s':>11} {'hand/s':>9} {'ratio':>7} "
+          f"{'len comp':>9} {'len hand':>9} {'ratio actions/s':>16}")
+    for n, row in v["players"].items():
+        c, h = row["compiled"], row["handwritten"]
+        print(f"{n:>7} {c['games']:>6} {c['playouts_per_s']:>11.1f} {h['playouts_per_s']:>9.1f} "
+              f"{row['ratio']:>7.3f} {c['avg_length']:>9.1f} {h['avg_length']:>9.1f} "
+              f"{row['ratio_actions']:>16.3f}")
+    print(f"overall ratio compiled / hand-written playouts/s: {v['ratio']:.3f} "
+          f"(the hand-written game is {1 / v['ratio']:.1f}x as fast)")
+    print()
+    print(f"Parse + check + lower (atoll.compile_spec, fresh; median of {r['compile_runs']} runs; "
+          f"first compile in a new process, with the parser build: {r['compile_cold_s'] * 1000:.0f} ms)")
+    for spec, s in r["compile_s"].items():
+        print(f"  {spec:<44} {s * 1000:>7.1f} ms")
+    print()
+    print(f"Verification of {MASTERISLANDS.relative_to(ROOT)} (default options; "
+          f"total {r['verify_total_s']:.1f} s including compile)")
+    for prop, s in r["verify_s"].items():
+        print(f"  {prop:<30} {r['verify_verdicts'][prop]:<26} {s:>7.2f} s")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Atoll benchmarks (see benchmarks/README.md).")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    ap.add_argument("--quick", action="store_true", help="fewer games and compiles (under a minute)")
+    ap.add_argument("--check", nargs="?", const=100, type=int, metavar="GAMES",
+                    help="first play the compiled and hand-written MasterIslands side by side "
+                         "(GAMES per player count, default 100) and stop on a mismatch")
+    args = ap.parse_args(argv)
+
+    t_start = time.perf_counter()
+    if args.check:
+        import check_handwritten
+        log(f"side-by-side check, {args.check} games per player count")
+        if not check_handwritten.check(args.check, out=sys.stderr):
+            log("the implementations disagree: no benchmark")
+            return 1
+
+    n_games, budget, n_vs, runs = (100, 3.0, 150, 3) if args.quick else (500, 20.0, 500, 7)
+    log("compile")
+    compile_s, cold = bench_compile(runs)
+    log("random playouts")
+    games = bench_games(n_games, budget)
+    log("compiled against hand-written")
+    vs = bench_vs_handwritten(n_vs)
+    log("verify")
+    verify_s, verdicts, verify_total = bench_verify()
+    log(f"done in {time.perf_counter() - t_start:.0f} s")
+
+    report = {
+        "mode": "quick" if args.quick else "full",
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {platform.system()}",
+        "games": games, "vs": vs, "compile_s": compile_s, "compile_cold_s": cold,
+        "compile_runs": runs, "verify_s": verify_s, "verify_verdicts": verdicts,
+        "verify_total_s": verify_total,
+    }
+    if args.json:
+        out = {
+            "games": {name: {"players": {str(n): {k: row[k] for k in
+                                                  ("playouts_per_s", "actions_per_s", "avg_length")}
+                                         for n, row in g["players"].items()}}
+                      for name, g in games.items()},
+            "masterislands_vs_handwritten": vs["ratio"],
+            "compile_s": compile_s,
+            "verify_s": verify_s,
+            # Beyond the promised keys: the detail behind the numbers above.
+            "masterislands_vs_handwritten_by_players": {
+                str(n): {"compiled": row["compiled"], "handwritten": row["handwritten"],
+                         "ratio": row["ratio"], "ratio_actions": row["ratio_actions"]}
+                for n, row in vs["players"].items()},
+            "compile_cold_s": cold,
+            "verify_verdicts": verdicts,
+            "verify_total_s": verify_total,
+            "run": {"mode": report["mode"], "python": report["python"], "machine": report["machine"],
+                    "seconds": time.perf_counter() - t_start},
+        }
+        print(json.dumps(out, indent=2))
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

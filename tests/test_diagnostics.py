@@ -1,0 +1,220 @@
+"""Diagnostics, one case per code.
+
+``tests/bad/*.atoll``: each file is a small broken spec that starts with
+comment lines saying what the compiler must answer:
+
+    # expect: A0201, A0203     the exact set of codes reported (first one = the main one)
+    # line: 11                 the line the first expected code points at
+    # did-you-mean: hand_size  (optional) the hint an A0101 must give
+    # xfail: BUG - ...         (optional) a known toolchain bug: strict xfail
+
+``tests/good/*.atoll``: small valid specs. Each compiles (warnings only) and
+random play ends every game. Header lines: ``# players: 2, 3`` (the player
+counts to play, default the smallest allowed), ``# warnings: A0203`` (the
+warnings it must produce, default none) and ``# xfail:`` as above.
+
+Codes that only arise through the Python API (a missing spec file, load-time
+options and requirements) are checked by ``API_CASES`` below; every code of
+``atoll.diagnostics.CODES`` must be covered by a bad file or an API case.
+"""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import atoll
+from atoll.diagnostics import CODES, render_all
+
+TESTS = Path(__file__).resolve().parent
+BAD = sorted((TESTS / "bad").glob("*.atoll"))
+GOOD = sorted((TESTS / "good").glob("*.atoll"))
+DRAW = TESTS / "good" / "draw.atoll"
+
+CARET = re.compile(r"^\s*\|\s*\^+\s*$", re.M)
+
+
+def header(path: Path) -> dict[str, str]:
+    """The ``# key: value`` lines at the top of a spec (until the first non-comment line)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        m = re.match(r"#\s*([a-z-]+):\s*(.*)$", line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def codes_of(value: str) -> list[str]:
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
+def cases(paths):
+    out = []
+    for p in paths:
+        h = header(p)
+        marks = [pytest.mark.xfail(reason=h["xfail"], strict=True)] if "xfail" in h else []
+        out.append(pytest.param(p, id=p.stem, marks=marks))
+    return out
+
+
+# ---------------------------------------------------------------- 1. bad specs
+
+def test_every_bad_file_has_a_header():
+    assert BAD, "tests/bad has no cases"
+    for p in BAD:
+        h = header(p)
+        assert "expect" in h and "line" in h, f"{p.name} lacks `# expect:` or `# line:`"
+        assert set(codes_of(h["expect"])) <= set(CODES), f"{p.name}: unknown code"
+        assert h["line"].isdigit()
+
+
+@pytest.mark.parametrize("path", cases(BAD))
+def test_bad_spec(path: Path):
+    h = header(path)
+    expected = codes_of(h["expect"])
+    with pytest.raises(atoll.SpecError) as info:
+        atoll.compile_spec(path)
+    err = info.value
+    got = [d.code for d in err.diagnostics]
+    assert set(got) == set(expected), f"expected {expected}, got {got}:\n{err}"
+
+    main = next(d for d in err.diagnostics if d.code == expected[0])
+    assert main.span is not None, f"{main.code} has no position:\n{err}"
+    assert main.span.line == int(h["line"]), f"{main.code} points at line {main.span.line}:\n{err}"
+
+    text = str(err)
+    assert path.name in text
+    assert f"{path.name}:{main.span.line}:{main.span.column}" in text, text
+    assert CARET.search(text), f"no caret line under the source:\n{text}"
+    assert f"[{main.code}]" in text
+    if "did-you-mean" in h:
+        assert "A0101" in expected
+        assert f"did you mean `{h['did-you-mean']}`?" in text, text
+
+
+# ---------------------------------------------------------------- load-time and API cases
+
+def _load(path, **kw):
+    return atoll.load(path, **kw)
+
+
+# code -> list of (description, callable raising SpecError, text the message must contain)
+API_CASES = {
+    "A0003": [("the spec file does not exist",
+               lambda: atoll.compile_spec(TESTS / "bad" / "no_such_spec.atoll"), "no_such_spec")],
+    "A0302": [
+        ("a player count outside the game's range",
+         lambda: _load(DRAW, players=5), "2 to 3 players"),
+        ("an unknown option, with a did-you-mean hint",
+         lambda: _load(DRAW, players=2, options={"hand_sise": 2}), "did you mean `hand_size`?"),
+        ("an int option given a word",
+         lambda: _load(DRAW, players=2, options={"hand_size": "many"}), "hand_size"),
+        ("an enum option given a non-member",
+         lambda: _load(DRAW, players=2, options={"bonus_suit": "gren"}), "did you mean `green`?"),
+    ],
+    "A0303": [("a requirement that fails for the chosen options",
+               lambda: _load(DRAW, players=2, options={"hand_size": 5}),
+               "Every hand can be dealt")],
+    "A0304": [("a constant that cannot be evaluated (a map lacks the key)",
+               lambda: _load(DRAW, players=2, options={"bonus_level": 3}), "KeyError")],
+}
+
+
+@pytest.mark.parametrize("code,index", [(c, i) for c, cs in API_CASES.items() for i in range(len(cs))],
+                         ids=lambda v: str(v))
+def test_api_case(code, index):
+    what, call, needle = API_CASES[code][index]
+    with pytest.raises(atoll.SpecError) as info:
+        call()
+    got = [d.code for d in info.value.diagnostics]
+    assert got == [code], f"{what}: expected [{code}], got {got}:\n{info.value}"
+    assert needle in str(info.value), f"{what}:\n{info.value}"
+    assert f"[{code}]" in str(info.value)
+
+
+def test_options_as_text_are_accepted():
+    """The command-line form of option values (the other side of A0302)."""
+    game = atoll.load(DRAW, players=3, options={"hand_size": "1", "bonus_suit": "blue"})
+    assert game.options["hand_size"] == 1 and game.options["bonus_suit"] == "blue"
+
+
+# ---------------------------------------------------------------- 2. coverage of CODES
+
+def test_every_code_has_a_case():
+    covered = {c for p in BAD for c in codes_of(header(p).get("expect", ""))} | set(API_CASES)
+    missing = sorted(set(CODES) - covered)
+    assert not missing, f"codes without a bad case in tests/bad or API_CASES: {missing}"
+    unknown = sorted(covered - set(CODES))
+    assert not unknown, f"cases expect codes that do not exist: {unknown}"
+
+
+# ---------------------------------------------------------------- 3. warnings
+
+def test_unused_option_is_a_warning_not_an_error():
+    path = TESTS / "good" / "nim_unused_option.atoll"
+    comp = atoll.compile_spec(path)            # does not raise
+    warnings = [d for d in comp.diagnostics if d.code == "A0203"]
+    assert len(warnings) == 1, comp.diagnostics
+    w = warnings[0]
+    assert w.severity == "warning" and CODES["A0203"][0] == "warning"
+    assert "fast" in w.message
+    line = 1 + [i for i, s in enumerate(path.read_text().splitlines()) if s.startswith("option fast")][0]
+    assert w.span is not None and (w.span.line, w.span.column) == (line, 8)
+    text = render_all(comp.diagnostics, comp.program.sources)
+    assert text.startswith("warning[A0203]")
+    assert f"{path.name}:{line}:8" in text and CARET.search(text)
+    atoll.load(path, players=2)                # a warning does not stop loading either
+
+
+def test_a_warning_is_kept_alongside_errors():
+    """When an error stops the compiler, the warnings found so far travel with it."""
+    path = TESTS / "bad" / "a0201_a0203_error_and_warning.atoll"
+    with pytest.raises(atoll.SpecError) as info:
+        atoll.compile_spec(path)
+    sev = {d.code: d.severity for d in info.value.diagnostics}
+    assert sev == {"A0201": "error", "A0203": "warning"}
+    assert "warning[A0203]" in str(info.value)
+
+
+# ---------------------------------------------------------------- good specs
+
+def test_there_are_good_specs():
+    assert len(GOOD) >= 3
+
+
+@pytest.mark.parametrize("path", cases(GOOD))
+def test_good_spec_compiles_and_plays_to_the_end(path: Path):
+    h = header(path)
+    comp = atoll.compile_spec(path)
+    assert all(d.severity == "warning" for d in comp.diagnostics)
+    assert sorted(d.code for d in comp.diagnostics) == sorted(codes_of(h.get("warnings", ""))), \
+        render_all(comp.diagnostics, comp.program.sources)
+    lo, hi = comp.program.player_range
+    counts = [int(n) for n in codes_of(h["players"])] if "players" in h else [lo]
+    for n in counts:
+        assert lo <= n <= hi
+        game = atoll.load(path, players=n)
+        for seed in range(3):
+            state = game.new_initial_state(seed)
+            rng = random.Random(seed)
+            for _ in range(5000):
+                if state.is_terminal():
+                    break
+                legal = state.legal_actions()
+                assert legal, f"{path.name}: no legal action and not over (players={n}, seed={seed})"
+                state.apply_action(rng.choice(legal))
+            assert state.is_terminal(), f"{path.name}: not over after 5000 actions"
+            assert state.ending() is not None
+            assert len(state.returns()) == n
+
+
+def test_variant_overrides_its_base():
+    base = atoll.load(TESTS / "good" / "nim.atoll", players=2).new_initial_state(0)
+    variant = atoll.load(TESTS / "good" / "nim_variant.atoll", players=2).new_initial_state(0)
+    names = atoll.load(TESTS / "good" / "nim.atoll", players=2).layout.names
+    i = names.index("stones")
+    assert (base.S[i], variant.S[i]) == (9, 15)
