@@ -62,6 +62,19 @@ def _collinear_subsets(cells):
     return tuple(out)
 
 
+def _span_covered(line, cover):
+    """Every grid position between the first and the last of ``line`` (which
+    lie on one line) is in ``cover``."""
+    ps = sorted(line)
+    if len(ps) < 2:
+        return True
+    (x0, y0), (x1, y1) = ps[0], ps[-1]
+    n = max(abs(x1 - x0), abs(y1 - y0))
+    dx, dy = (x1 - x0) // n, (y1 - y0) // n
+    cover = cover if isinstance(cover, (set, frozenset, dict)) else set(cover)
+    return all((x0 + k * dx, y0 + k * dy) in cover for k in range(n + 1))
+
+
 def _remove(xs, x):
     if x not in xs:
         raise EvalError(f"remove: {x!r} is not in the list")
@@ -280,6 +293,9 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "lines": (_lines, _rule(1, lambda a: ("list", ("list", T.POS)), _pos_coll),
               "lines(ps): the maximal groups of 2+ of the positions on one horizontal, "
               "vertical or diagonal line (gaps allowed)."),
+    "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),
+                     "span_covered(line, cover): every position from the first to the last of a "
+                     "straight line of positions is in cover (no gap outside it)."),
     "collinear_subsets": (_collinear_subsets, _rule(1, lambda a: ("list", ("set", T.POS)), _pos_coll),
                           "collinear_subsets(ps): every set of 2+ of the positions that lie on "
                           "one horizontal, vertical or diagonal line, consecutive or not."),

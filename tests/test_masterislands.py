@@ -53,6 +53,21 @@ def test_lines_may_be_diagonal_and_have_gaps(game2):
     assert conquests(st) == [[(0, 0), (2, 2)], [(0, 0), (9, 0)]]
 
 
+def test_line_gaps_house_rule():
+    board = [[pos(0, 0), card("red", 5)], [pos(2, 0), card("red", 5)],
+             [pos(0, 3), card("blue", 4)], [pos(0, 4), card("blue", 1)], [pos(0, 5), card("red", 5)]]
+    fleet = [[pos(9, 9), pos(9, 9)], [pos(9, 9), pos(9, 9)]]
+    anything = atoll.load(MASTERISLANDS, players=2)
+    cards_only = atoll.load(MASTERISLANDS, players=2, options={"line_gaps": "cards_only"})
+    assert conquests(position(anything, "conquest", 0, board=board, fleet=fleet)) == [
+        [(0, 0), (0, 3), (0, 4)], [(0, 0), (0, 5)], [(0, 0), (2, 0)], [(0, 3), (0, 4), (0, 5)]]
+    # (1,0), (0,1) and (0,2) are empty: only the run 4, 1, 5 has no hole
+    assert conquests(position(cards_only, "conquest", 0, board=board, fleet=fleet)) == [
+        [(0, 3), (0, 4), (0, 5)]]
+    board.append([pos(1, 0), card("red", 2)])
+    assert [(0, 0), (2, 0)] in conquests(position(cards_only, "conquest", 0, board=board, fleet=fleet))
+
+
 def test_other_galleons_house_rule():
     board = [[pos(0, 0), card("red", 5)], [pos(1, 0), card("red", 5)]]
     fleet = [[pos(5, 5), pos(5, 5)], [pos(1, 0), pos(1, 0)]]
