@@ -19,7 +19,7 @@ CONFIGS = [(MASTERISLANDS, n, {}) for n in (2, 3, 4)] + [
     (MASTERISLANDS, 4, {"mode": "cooperative"}),
     (MASTERISLANDS, 3, {"mode": "corsair"}),
     (MASTERISLANDS, 4, {"mode": "corsair", "mission": "easy"}),
-    (MASTERISLANDS, 3, {"line_gaps": "cards_only", "stall_ends": False}),
+    (MASTERISLANDS, 3, {"line_gaps": "cards_only"}),
     (MASTERISLANDS, 2, {"others_galleons": "block", "discovery_stuck": "partial",
                         "sail_to_empty": True}),
 ] + [(v, None, {}) for v in sorted((SPEC / "variants").glob("*.atoll"))]
