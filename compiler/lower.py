@@ -66,10 +66,13 @@ class Lowerer:
     def t(self, e):
         return self.p.types.get(id(e), T.UNKNOWN)
 
-    def iter_of(self, e) -> str:
-        """Iterate a collection deterministically: sets and maps in sorted order."""
+    def iter_of(self, e, order_matters: bool = True) -> str:
+        """Iterate a collection deterministically: sets and maps in sorted order,
+        unless what is built does not depend on the order (a set, a sum, ...)."""
         src = self.ex(e)
-        return src if T.is_ordered_iteration(self.t(e)) else f"sorted({src})"
+        if T.is_ordered_iteration(self.t(e)) or not order_matters:
+            return src
+        return f"sorted({src})"
 
     def is_seat_source(self, e) -> bool:
         """Iterating this yields valid seats only (players, seats, a team)."""
@@ -84,14 +87,14 @@ class Lowerer:
         ref = self.p.refs.get(id(e))
         return ref == ("me",) or (ref is not None and ref[0] == "local" and ref[1] in self.seat_vars)
 
-    def fors(self, fors) -> str:
+    def fors(self, fors, order_matters: bool = True) -> str:
         out = []
         for f in fors:
             if self.is_seat_source(f.iter):
                 self.seat_vars.add(f.var)
             else:
                 self.seat_vars.discard(f.var)
-            out.append(f"for l_{_id(f.var)} in {self.iter_of(f.iter)}")
+            out.append(f"for l_{_id(f.var)} in {self.iter_of(f.iter, order_matters)}")
             out.extend(f"if {self.ex(c)}" for c in f.conds)
         return " ".join(out)
 
@@ -131,11 +134,12 @@ class Lowerer:
         if isinstance(e, A.Call):
             return self.call(e)
         if isinstance(e, A.Aggregate):
-            gen = f"{self.ex(e.elem)} {self.fors(e.fors)}"
+            # sum, count, min, max, all and any do not depend on the order
+            gen = f"{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}"
             if e.func == "sum":
                 return f"sum({gen})"
             if e.func == "count":
-                return f"sum(1 {self.fors(e.fors)})"
+                return f"sum(1 {self.fors(e.fors, order_matters=False)})"
             if e.func in ("min", "max"):
                 return f"{e.func}(({gen}), default=0)"
             return f"{e.func}({gen})"
@@ -149,7 +153,7 @@ class Lowerer:
             if e.kind == "list":
                 return f"tuple({self.ex(e.elem)} {self.fors(e.fors)})"
             if e.kind == "set":
-                return f"frozenset({self.ex(e.elem)} {self.fors(e.fors)})"
+                return f"frozenset({self.ex(e.elem)} {self.fors(e.fors, order_matters=False)})"
             return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
         if isinstance(e, A.Match):
             subject = self.ex(e.subject)
@@ -418,7 +422,12 @@ class Lowerer:
         for i, q in enumerate(a.params):
             dom_t = self.t(q.domain)
             dom = self.ex(q.domain)
-            src = f"f_unique({dom})" if T.is_ordered_iteration(dom_t) else f"sorted({dom})"
+            if not T.is_ordered_iteration(dom_t):
+                src = f"sorted({dom})"
+            elif self._distinct(q.domain):
+                src = dom
+            else:
+                src = f"f_unique({dom})"
             self.emit(f"for l_{_id(q.name)} in {src}:", depth)
             depth += 1
             for g in by_level.get(i + 1, []):
@@ -467,6 +476,13 @@ class Lowerer:
             self.emit("return True", 2)
             self.emit("return False", 1)
         self.emit("", 0)
+
+    def _distinct(self, e) -> bool:
+        """The collection never holds an item twice (no need to collapse equal choices)."""
+        return isinstance(e, A.Call) and self.p.refs.get(id(e)) in (
+            ("stdlib", "orth"), ("stdlib", "around"), ("stdlib", "range"), ("stdlib", "between"),
+            ("stdlib", "sorted"), ("stdlib", "lines"), ("stdlib", "collinear_subsets"),
+            ("stdlib", "subsets"))
 
     def _written(self, stmts) -> set[str]:
         out = set()
