@@ -482,6 +482,7 @@ class Lowerer:
         return isinstance(e, A.Call) and self.p.refs.get(id(e)) in (
             ("stdlib", "orth"), ("stdlib", "around"), ("stdlib", "range"), ("stdlib", "between"),
             ("stdlib", "sorted"), ("stdlib", "lines"), ("stdlib", "collinear_subsets"),
+            ("stdlib", "collinear_subsets_summing"),
             ("stdlib", "subsets"))
 
     def _written(self, stmts) -> set[str]:

@@ -75,6 +75,32 @@ def _span_covered(line, cover):
     return all((x0 + k * dx, y0 + k * dy) in cover for k in range(n + 1))
 
 
+def _collinear_subsets_summing(weights, total):
+    """The sets of 2+ positions (keys of ``weights``) on one line whose weights
+    add up to ``total``; a pruned search when the weights are positive."""
+    out = []
+    for line in _lines(weights):
+        ws = [weights[q] for q in line]
+        if min(ws) <= 0:   # no pruning possible: try every subset
+            out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
+            continue
+        chosen = []
+
+        def search(i, acc):
+            if acc == total:
+                if len(chosen) >= 2:
+                    out.append(frozenset(chosen))
+                return
+            for j in range(i, len(line)):
+                w = ws[j]
+                if acc + w <= total:
+                    chosen.append(line[j])
+                    search(j + 1, acc + w)
+                    chosen.pop()
+        search(0, 0)
+    return tuple(out)
+
+
 def _remove(xs, x):
     if x not in xs:
         raise EvalError(f"remove: {x!r} is not in the list")
@@ -293,6 +319,13 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "lines": (_lines, _rule(1, lambda a: ("list", ("list", T.POS)), _pos_coll),
               "lines(ps): the maximal groups of 2+ of the positions on one horizontal, "
               "vertical or diagonal line (gaps allowed)."),
+    "collinear_subsets_summing": (
+        _collinear_subsets_summing,
+        _rule(2, lambda a: ("list", ("set", T.POS)),
+              _need(lambda t: _is("map")(t) and T.compatible(T.POS, t[1]) and t[2] in (T.INT, T.UNKNOWN),
+                    "a map from Pos to int"), _int),
+        "collinear_subsets_summing(weights, total): the sets of 2+ positions of the map, on one "
+        "horizontal, vertical or diagonal line, whose weights add up to total."),
     "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),
                      "span_covered(line, cover): every position from the first to the last of a "
                      "straight line of positions is in cover (no gap outside it)."),
