@@ -197,3 +197,12 @@ def test_corsair_turn_order_and_mission_limit():
     assert first_round[:4] == [("discovery", 1), ("discovery", 2), ("raid", 0), ("conquest", 1)]
     assert st.round <= 4
     assert st.ending() in ("mission_failed", "action conquer", "pile_empty_corsair")
+
+
+def test_corsair_galleons_block_the_mission():
+    g = atoll.load(MASTERISLANDS, players=3, options={"mode": "corsair"})
+    free = atoll.load(MASTERISLANDS, players=3, options={"mode": "corsair", "corsair_blocks": "false"})
+    board = [[pos(0, 0), card("red", 5)], [pos(1, 0), card("red", 5)]]
+    fleet = [[pos(1, 0), pos(7, 7)], [pos(5, 5)], [pos(6, 6)]]   # seat 0 is the Corsair
+    assert conquests(position(g, "conquest", 1, board=board, fleet=fleet)) == []
+    assert conquests(position(free, "conquest", 1, board=board, fleet=fleet)) == [[(0, 0), (1, 0)]]
