@@ -1,7 +1,7 @@
 """Atoll: a declarative rules language for board games.
 
     >>> import atoll
-    >>> game = atoll.load("spec/masterislands.atoll", players=2)   # doctest: +SKIP
+    >>> game = atoll.load("spec/GAME.atoll", players=2)   # doctest: +SKIP
     >>> state = game.new_initial_state(seed=1)                      # doctest: +SKIP
     >>> state.apply_action(state.legal_actions()[0])                # doctest: +SKIP
 

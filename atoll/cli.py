@@ -19,18 +19,18 @@ from atoll.diagnostics import SpecError, render_all
 from atoll import render
 
 EXAMPLES = {
-    "check": "examples:\n  atoll check spec/masterislands.atoll\n  atoll check spec            "
-             "# every .atoll file under spec/\n  atoll check --json spec/masterislands.atoll",
-    "play": "examples:\n  atoll play spec/masterislands.atoll --players 2\n"
-            "  atoll play spec/masterislands.atoll --players 4 --option mode=cooperative --seat 1",
-    "simulate": "examples:\n  atoll simulate spec/masterislands.atoll -n 1000 --players 4\n"
-                "  atoll simulate spec/masterislands.atoll -n 200 --option mode=corsair "
+    "check": "examples:\n  atoll check spec/GAME.atoll\n  atoll check spec            "
+             "# every .atoll file under spec/\n  atoll check --json spec/GAME.atoll",
+    "play": "examples:\n  atoll play spec/GAME.atoll --players 2\n"
+            "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1",
+    "simulate": "examples:\n  atoll simulate spec/GAME.atoll -n 1000 --players 4\n"
+                "  atoll simulate spec/GAME.atoll -n 200 --option KEY=VALUE "
                 "--players 3 --json",
-    "lower": "examples:\n  atoll lower spec/masterislands.atoll | less",
+    "lower": "examples:\n  atoll lower spec/GAME.atoll | less",
     "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
-    "verify": "examples:\n  atoll verify spec/masterislands.atoll\n"
-              "  atoll verify spec/masterislands.atoll --matrix\n"
-              "  atoll verify spec/masterislands.atoll --property worked_example --json\n\n"
+    "verify": "examples:\n  atoll verify spec/GAME.atoll\n"
+              "  atoll verify spec/GAME.atoll --matrix\n"
+              "  atoll verify spec/GAME.atoll --property NAME --json\n\n"
               "verdicts: PROVED, HOLDS UP TO k, NO VIOLATION IN N GAMES, VIOLATED, WITNESS FOUND,\n"
               "NO WITNESS, UNKNOWN. Exit status 0 exactly when every verdict matches what the\n"
               "spec expects (`expect ...`; without it, a property expects to hold or to be found).",
@@ -398,8 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="atoll", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Atoll: write board-game rules once, then check, verify, play and simulate them.",
-        epilog="examples:\n  atoll check spec\n  atoll verify spec/masterislands.atoll\n  atoll simulate spec/masterislands.atoll -n 1000 "
-               "--players 4\n  atoll play spec/masterislands.atoll --players 2\n\n"
+        epilog="examples:\n  atoll check spec\n  atoll verify spec/GAME.atoll\n  atoll simulate spec/GAME.atoll -n 1000 "
+               "--players 4\n  atoll play spec/GAME.atoll --players 2\n\n"
                "Run `atoll COMMAND --help` for each command's options.")
     ap.add_argument("--version", action="version", version="atoll 0.1.0")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")

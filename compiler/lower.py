@@ -507,45 +507,20 @@ class Lowerer:
 
     def _frame_safe(self, e, written: set[str]) -> bool:
         """Reads no variable in ``written`` and calls nothing that reads the state."""
-        ok = True
-
-        def walk(node):
-            nonlocal ok
-            if isinstance(node, A.Name):
-                ref = self.p.refs.get(id(node))
-                if ref and ref[0] == "state" and ref[1] in written:
-                    ok = False
-                if ref and ref[0] == "phase" and ref[2] in written:
-                    ok = False
-            if isinstance(node, A.Call) and self.p.refs.get(id(node), ("?",))[0] in ("def", "can"):
-                ok = False
-            if hasattr(node, "__dataclass_fields__"):
-                for f in node.__dataclass_fields__:
-                    if f != "span":
-                        walk(getattr(node, f))
-            elif isinstance(node, tuple):
-                for x in node:
-                    walk(x)
-        walk(e)
-        return ok
+        for node in A.walk(e):
+            ref = self.p.refs.get(id(node))
+            if ref is None:
+                continue
+            if isinstance(node, A.Name) and ((ref[0] == "state" and ref[1] in written) or
+                                             (ref[0] == "phase" and ref[2] in written)):
+                return False
+            if isinstance(node, A.Call) and ref[0] in ("def", "can"):
+                return False
+        return True
 
     def _locals_in(self, e) -> set[str]:
-        out = set()
-
-        def walk(node):
-            if isinstance(node, A.Name):
-                ref = self.p.refs.get(id(node))
-                if ref and ref[0] == "local":
-                    out.add(ref[1])
-            if hasattr(node, "__dataclass_fields__"):
-                for f in node.__dataclass_fields__:
-                    if f != "span":
-                        walk(getattr(node, f))
-            elif isinstance(node, tuple):
-                for x in node:
-                    walk(x)
-        walk(e)
-        return out
+        return {self.p.refs[id(n)][1] for n in A.walk(e)
+                if isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"}
 
 
 def lower(prog: Program) -> tuple[str, Layout]:

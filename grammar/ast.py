@@ -562,6 +562,18 @@ class Spec:
     items: tuple[Item, ...]
 
 
+def walk(node):
+    """Every node inside ``node`` (itself included), depth first."""
+    if is_dataclass(node):
+        yield node
+        for f in fields(node):
+            if f.name not in ("span", "phase_spans"):
+                yield from walk(getattr(node, f.name))
+    elif isinstance(node, (tuple, list)):
+        for x in node:
+            yield from walk(x)
+
+
 def to_data(node):
     """Dump an AST (or any part of it) to JSON-able data, without spans."""
     if is_dataclass(node):
