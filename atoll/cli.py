@@ -299,6 +299,8 @@ def _detail_text(r) -> str:
     d = r.detail or {}
     if "z3" in d and r.verdict != "PROVED":
         return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
+    if "inputs per case" in d:
+        return "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
     if "witnesses" in d:
         ws = d["witnesses"]
         return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
@@ -335,6 +337,8 @@ def print_verify_table(spec: str, results) -> None:
             print(f"counterexample for `{r.property}` ({r.players} players, {r.options}):")
             cx = r.counterexample
             if "inputs" in cx:
+                if "problem" in cx:
+                    print(f"  {cx['problem']}")
                 for k, v in cx["inputs"].items():
                     print(f"  {k} = {v}")
             else:

@@ -205,6 +205,19 @@ class Checker:
             return (e.kind, elem)
         if isinstance(e, A.Match):
             return self.match(e, ctx)
+        if isinstance(e, A.Cases):
+            result, seen = T.UNKNOWN, {}
+            for arm in e.arms:
+                if arm.name in seen:
+                    self.rep.add("A0102", f"case `{arm.name}` is named twice", arm.span)
+                seen[arm.name] = arm
+                self.expect(T.BOOL, self.expr(arm.cond, ctx), arm.cond.span, "a case's condition")
+                t = self.expr(arm.value, ctx)
+                if not (T.compatible(result, t) or T.compatible(t, result)):
+                    self.rep.add("A0103", f"cases differ: {T.show(result)} and {T.show(t)}",
+                                 arm.value.span)
+                result = T.join(result, t)
+            return result
         raise AssertionError(f"unhandled expression {type(e).__name__}")  # pragma: no cover
 
     def items(self, items, ctx):
@@ -639,8 +652,19 @@ def check_types(prog: Program, rep: Reporter) -> None:
         check_modes(c, prog, rep)
 
 
+def cases_of(prog, e):
+    """The `cases` a property body stands for: itself, or the body of the
+    function it calls (with the call's arguments), else None."""
+    if isinstance(e, A.Cases):
+        return e, None
+    if isinstance(e, A.Call) and e.func in prog.defs and isinstance(prog.defs[e.func].body, A.Cases):
+        return prog.defs[e.func].body, e
+    return None
+
+
 # What each kind of property can come out as (by z3 or by play).
 POSSIBLE_EXPECTATIONS = {
+    "well_defined": ("proved", "holds", "violated", "unknown"),
     "theorem": ("proved", "holds", "violated", "unknown"),
     "witness": ("witness", "no_witness", "unknown"),
     "invariant": ("holds", "violated", "unknown"),
@@ -678,7 +702,7 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
     if pr.when is not None:
         c.expect(T.BOOL, c.expr(pr.when, Ctx(where, state=False)), pr.when.span,
                  "a property's `when` (it may read options and player_count)")
-    want_q = {"theorem": "forall", "witness": "exists"}.get(pr.kind)
+    want_q = {"theorem": "forall", "witness": "exists", "well_defined": "forall"}.get(pr.kind)
     if want_q and pr.quantifier != want_q:
         rep.add("A0103", f"a {pr.kind} is stated with `{want_q}`, not `{pr.quantifier}`", pr.span,
                 "a theorem holds for all inputs (`forall`); a witness is some input (`exists`)")
@@ -688,7 +712,7 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
         article = "an" if pr.kind[0] in "aeiou" else "a"
         rep.add("A0103", f"{article} `{pr.kind}` property can never be {pr.expect.replace('_', ' ')}", pr.span,
                 "it can be: " + ", ".join(possible))
-    if pr.kind in ("theorem", "witness"):
+    if pr.kind in ("theorem", "witness", "well_defined"):
         ctx = Ctx(where, state=False)
         for b in pr.binders:
             want = c.resolve(b.type)
@@ -699,7 +723,13 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
             else:
                 c.expect(want, T.element(dom), b.domain.span, f"each value of `{b.name}`")
             ctx = ctx.bind(b.name, want)
-        c.expect(T.BOOL, c.expr(pr.body, ctx), pr.body.span, f"the body of {where}")
+        body_t = c.expr(pr.body, ctx)
+        if pr.kind == "well_defined":
+            if cases_of(c.p, pr.body) is None:
+                rep.add("A0103", "`well_defined` checks a rule stated with `cases`", pr.body.span,
+                        "give it `cases { ... }` or a call of a function whose body is `cases { ... }`")
+        else:
+            c.expect(T.BOOL, body_t, pr.body.span, f"the body of {where}")
         if pr.objective is not None:
             c.expect(T.INT, c.expr(pr.objective[1], ctx), pr.objective[1].span, "an objective")
         if pr.kind == "theorem" and pr.expect in ("witness", "no_witness"):

@@ -155,6 +155,11 @@ class Lowerer:
             if e.kind == "set":
                 return f"frozenset({self.ex(e.elem)} {self.fors(e.fors, order_matters=False)})"
             return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
+        if isinstance(e, A.Cases):   # the first case that holds; none is an error
+            out = f"f_no_case({[a.name for a in e.arms]!r})"
+            for arm in reversed(e.arms):
+                out = f"({self.ex(arm.value)} if {self.ex(arm.cond)} else {out})"
+            return out
         if isinstance(e, A.Match):
             subject = self.ex(e.subject)
             out = None

@@ -221,7 +221,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     for name, (fn, _, _) in stdlib.FUNCTIONS.items():
         ns[f"f_{name}"] = fn
     ns.update(f_set_in=_set_in, f_div=_div, f_mod=_mod, f_bag=stdlib._bag, f_bag_minus=_bag_minus,
-              f_at=stdlib.at, f_unique=stdlib.unique)
+              f_at=stdlib.at, f_unique=stdlib.unique, f_no_case=stdlib.no_case)
     checker_types = {o.name: checker.resolve(o.type) for o in prog.options.values()}
 
     def runtime_value(name, v):   # enum members run as their index

@@ -128,6 +128,11 @@ def _without(xs, ys):
     return tuple(x for x in xs if x not in ys)
 
 
+def no_case(names):
+    raise EvalError(f"no case applies (cases: {', '.join(names)}); `atoll verify` with a "
+                    "`well_defined` property finds such inputs")
+
+
 def unique(xs):
     """The distinct items of a list, in order (choices that are equal collapse)."""
     try:

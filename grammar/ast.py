@@ -196,8 +196,25 @@ class Match:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class CaseArm:
+    name: str
+    cond: "Expr"
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cases:
+    """A rule stated as named cases: the value of the case whose condition
+    holds. The verifier checks that exactly one case applies to every input
+    (or that overlapping cases agree); at run time, no case is an error."""
+    arms: tuple[CaseArm, ...]
+    span: Span = _span()
+
+
 Expr = Union[IntLit, BoolLit, StrLit, Name, IfExpr, BinOp, Not, Neg, FieldAccess,
-             Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match]
+             Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match, Cases]
 
 
 # ---------------------------------------------------------------- statements
@@ -533,8 +550,8 @@ class Binder:
 
 @dataclass(frozen=True)
 class PropertyDecl:
-    """A property for `atoll verify`. ``kind``: theorem, witness, invariant,
-    deadlock_free, terminates, reachable. ``expect``: the verdict the author
+    """A property for `atoll verify`. ``kind``: theorem, witness, well_defined,
+    invariant, deadlock_free, terminates, reachable. ``expect``: the verdict the author
     expects (proved, holds, violated, witness, no_witness, unknown), or None
     (expects it to hold)."""
     name: str

@@ -144,6 +144,9 @@ class _ToAst(Transformer):
         return dict(kind="witness", quantifier=binders[0], binders=binders[1], body=body,
                     objective=objective, show=show or 1)
 
+    def prop_well_defined(self, meta, binders, body):
+        return dict(kind="well_defined", quantifier=binders[0], binders=binders[1], body=body)
+
     def prop_invariant(self, meta, body):
         return dict(kind="invariant", body=body)
 
@@ -495,6 +498,12 @@ class _ToAst(Transformer):
 
     def match_arm(self, meta, pattern, value):
         return A.MatchArm(pattern, value, self._s(meta))
+
+    def case_arm(self, meta, name, cond, value):
+        return A.CaseArm(str(name), cond, value, self._s(meta))
+
+    def cases_expr(self, meta, *arms):
+        return A.Cases(tuple(arms), self._s(meta))
 
     def match_expr(self, meta, subject, *arms):
         return A.Match(subject, tuple(arms), self._s(meta))

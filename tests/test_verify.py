@@ -184,3 +184,39 @@ def test_masterislands_worked_example_is_proved():
     r = verdicts(MASTERISLANDS, only=["worked_example", "example_lines"])
     assert r["worked_example"].verdict == V.PROVED
     assert r["example_lines"].detail["witnesses"] == [{"line": "{(0,0), (2,0), (3,0)}"}]
+
+
+def test_well_defined_cases_are_proved_with_their_table(original):
+    r = original["duel_defined"]
+    assert r.verdict == V.PROVED
+    assert r.detail["inputs per case"] == {"first": 3, "second": 3, "even": 3}
+
+
+def test_a_gap_between_cases_is_violated(tmp_path):
+    r = verdicts(mutant(tmp_path, "even: a == b => 2", "even: a == b and a > 0 => 2"),
+                 only=["duel_defined"])["duel_defined"]
+    assert r.verdict == V.VIOLATED
+    assert r.counterexample == {"problem": "no case applies", "inputs": {"a": "0", "b": "0"}}
+
+
+def test_overlapping_cases_that_disagree_are_violated(tmp_path):
+    r = verdicts(mutant(tmp_path, "second: b > a => 1", "second: b >= a => 1"),
+                 only=["duel_defined"])["duel_defined"]
+    assert r.verdict == V.VIOLATED
+    assert "`second` and `even` both apply" in r.counterexample["problem"]
+
+
+def test_overlapping_cases_that_agree_are_fine(tmp_path):
+    p = mutant(tmp_path, "even: a == b => 2,", "even: a == b => 2,\n  big: a > b + 1 => 0,")
+    r = verdicts(p, only=["duel_defined"])["duel_defined"]   # `big` overlaps `first`, same value
+    assert r.verdict == V.PROVED
+    assert r.detail["inputs per case"]["big"] == 0   # the first case that applies takes them
+
+
+def test_no_case_at_run_time_is_a_model_error(tmp_path):
+    import atoll
+    p = mutant(tmp_path, "even: a == b => 2", "even: a == b and a > 0 => 2")
+    g = atoll.load(p, players=2)
+    assert g.ns["d_duel"](None, 2, 1) == 0
+    with pytest.raises(Exception, match="no case applies"):
+        g.ns["d_duel"](None, 0, 0)

@@ -57,7 +57,8 @@ def ints(depth):
         st.tuples(i, i, i).map(lambda t: f"get({{1: {t[0]}, 2: {t[1]}}}, a, {t[2]})"),
         st.tuples(i, i).map(lambda t: f"{{1: {t[0]}, 2: {t[1]}, a: 7}}[a]"),
         st.sampled_from(["match c { red => 1, green => a, blue => b }",
-                         "match a { 0 => 5, 1 => b, _ => a * 2 }"]),
+                         "match a { 0 => 5, 1 => b, _ => a * 2 }",
+                         "cases { low: a < b => a, high: a >= b => b - a }"]),
     )
 
 

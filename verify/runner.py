@@ -11,7 +11,7 @@ from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter, SpecError
 from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
-from atoll.verify.solver import check_theorem, check_witness
+from atoll.verify.solver import check_theorem, check_well_defined, check_witness
 from atoll.verify.termination import check_measure
 from atoll.verify.z3sem import Unsupported, Z3Eval
 
@@ -108,6 +108,9 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             if pr.kind == "theorem":
                 method = "z3"
                 verdict, detail, counterexample = check_theorem(prog, game, pr, timeout_ms)
+            elif pr.kind == "well_defined":
+                method = "z3"
+                verdict, detail, counterexample = check_well_defined(prog, game, pr, timeout_ms)
             elif pr.kind == "witness":
                 method = "z3 optimize" if pr.objective else "z3"
                 verdict, detail, counterexample = check_witness(prog, game, pr, timeout_ms)

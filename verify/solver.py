@@ -152,3 +152,56 @@ def _fixed(q, body, goal, value, timeout_ms):
     s.add(*q.constraints)
     s.add(body, goal == value)
     return s
+
+
+def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_limit: int = 2000):
+    """For every input in the binders' domains, at least one case applies, and
+    two cases that both apply agree on the value. PROVED comes with how many
+    inputs each case takes (when the domains are small enough to count)."""
+    from atoll.compiler.check import cases_of
+    try:
+        q = _Query(prog, game, pr)
+        cases, call = cases_of(prog, pr.body)
+        env = q.env
+        if call is not None:
+            d = prog.defs[call.func]
+            env = {par.name: q.ev.ev(arg, q.env) for par, arg in zip(d.params, call.args)}
+        conds = [q.ev.ev(arm.cond, env) for arm in cases.arms]
+        vals = [q.ev.ev(arm.value, env) for arm in cases.arms]
+    except Unsupported as e:
+        return V.UNKNOWN, {"reason": f"no z3 meaning: {e}"}, None
+    names = [arm.name for arm in cases.arms]
+
+    def solve(*extra):
+        s = z3.Solver()
+        s.set("timeout", timeout_ms)
+        s.add(*q.constraints, *extra)
+        return s, s.check()
+
+    s, r = solve(z3.Not(z3.Or(conds)))
+    if r == z3.sat:
+        return V.VIOLATED, None, {"problem": "no case applies", "inputs": q.values(s.model(), game.codec)}
+    if r == z3.unknown:
+        return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+    for i in range(len(conds)):
+        for j in range(i + 1, len(conds)):
+            s, r = solve(conds[i], conds[j], z3.Not(eq(vals[i], vals[j])))
+            if r == z3.sat:
+                return V.VIOLATED, None, {
+                    "problem": f"cases `{names[i]}` and `{names[j]}` both apply and disagree",
+                    "inputs": q.values(s.model(), game.codec)}
+            if r == z3.unknown:
+                return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+    detail = {"cases": names}
+    table = {}
+    for i, name in enumerate(names):   # inputs taken by each case (the first that applies)
+        first = [conds[i]] + [z3.Not(c) for c in conds[:i]]
+        s, r = solve(*first)
+        n = 0
+        while r == z3.sat and n < count_limit:
+            n += 1
+            s.add(q.block(s.model()))
+            r = s.check()
+        table[name] = n if r == z3.unsat else f"{n}+"
+    detail["inputs per case"] = table
+    return V.PROVED, detail, None

@@ -34,7 +34,8 @@ EXPECTATIONS = {
 }
 
 # With no `expect`, a property expects to hold (or, for a search, to find).
-DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "invariant": "holds",
+DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "well_defined": "proved",
+                       "invariant": "holds",
                        "deadlock_free": "holds", "terminates": "holds", "reachable": "witness"}
 
 

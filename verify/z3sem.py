@@ -285,6 +285,11 @@ class Z3Eval:
                 return self.make_map([(self.ev(e.key, r), self.ev(e.elem, r), g) for r, g in rows])
             items = [(self.ev(e.elem, r), g) for r, g in rows]
             return Coll(e.kind, dedupe(items) if e.kind == "set" else items)
+        if isinstance(e, A.Cases):
+            out = self.fresh(self.t(e), "no_case")   # no case: any value (it is an error at run time)
+            for arm in reversed(e.arms):
+                out = ite(self.ev(arm.cond, env), self.ev(arm.value, env), out)
+            return out
         if isinstance(e, A.Match):
             s = self.ev(e.subject, env)
             st = self.t(e.subject)
