@@ -354,6 +354,9 @@ def print_verify_table(spec: str, results) -> None:
                     print("    " + line)
     bad = [r for r in results if not r.ok]
     print()
+    if not results:
+        print("no properties to check (declare them with `property`; see docs/verify.md)")
+        return
     print(f"{len(results) - len(bad)} of {len(results)} verdicts as expected" +
           ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))
 
