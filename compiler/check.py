@@ -599,10 +599,6 @@ def check_types(prog: Program, rep: Reporter) -> None:
                     if name not in prog.phases:
                         rep.add("A0101", f"unknown phase `{name}`", span,
                                 did_you_mean(name, prog.phases))
-                if st.kind == "simultaneous":
-                    rep.add("A0107", "simultaneous stages are part of the language but not yet "
-                            "executable by the model", st.span,
-                            "use `turns in` for now; see docs/design for how they will lower")
     for ph in prog.phases.values():
         pctx = Ctx(f"phase `{ph.name}`", me=True, phase=ph.name)
         for v in ph.vars:

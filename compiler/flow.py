@@ -17,12 +17,89 @@ def _has_end(stmts) -> bool:
     return False
 
 
+def _statements(stmts):
+    for s in stmts:
+        yield s
+        if isinstance(s, A.If):
+            yield from _statements(s.then)
+            yield from _statements(s.else_)
+        elif isinstance(s, A.For):
+            yield from _statements(s.body)
+
+
+def _is_me(prog: Program, e) -> bool:
+    return isinstance(e, A.Name) and prog.refs.get(id(e)) == ("me",)
+
+
+def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
+    """The players of a simultaneous stage must not see or disturb each other:
+    then the order in which their choices are applied cannot matter."""
+    first = prog.phases.get(phases[0]) if phases else None
+    if first is not None and first.auto:
+        rep.add("A0107", f"a simultaneous stage cannot start with automatic phase `{first.name}`",
+                first.span, "players choose in its first phase")
+    written: dict[str, A.LValue] = {}
+    bodies = []
+    for name in phases:
+        ph = prog.phases.get(name)
+        if ph is None:
+            continue
+        for v in ph.vars:
+            rep.add("A0107", f"phase `{name}` is played simultaneously and cannot have phase "
+                    f"variables (`{v.name}` would be shared by the players)", v.span,
+                    "keep each player's progress in per-player state")
+        bodies += [ph.enter, ph.auto] + [a.body for a in ph.actions]
+        for body in [ph.enter, ph.auto] + [a.body for a in ph.actions]:
+            for s in _statements(body):
+                targets = []
+                if isinstance(s, A.Assign):
+                    targets = [s.target]
+                elif isinstance(s, A.Draw):
+                    targets = [s.source]
+                elif isinstance(s, A.Deal):
+                    targets = [s.source, s.dest]
+                for lv in targets:
+                    v = prog.state.get(lv.name)
+                    if v is None:
+                        continue
+                    written[lv.name] = lv
+                    if v.scope == "player":
+                        if not lv.indices or not _is_me(prog, lv.indices[0]):
+                            rep.add("A0107", f"in a simultaneous stage a player may only change "
+                                    f"their own `{lv.name}[me]`", lv.span)
+                        elif v.visibility == "all":
+                            rep.add("A0107", f"`{lv.name}` is visible to all, so a choice written "
+                                    "there would show before the others have chosen", lv.span,
+                                    "make it `visible owner` and reveal it in a later stage")
+                    elif v.visibility != "nobody":
+                        rep.add("A0107", f"in a simultaneous stage only state that nobody sees "
+                                f"(a face-down pile) may be shared; `{lv.name}` is visible",
+                                lv.span, "write to a per-player variable `[me]` instead")
+    for name in phases:
+        ph = prog.phases.get(name)
+        if ph is None:
+            continue
+        exprs = [ph.done] + [g.cond for a in ph.actions for g in a.guards] + \
+            [q.domain for a in ph.actions for q in a.params]
+        for node in A.walk(tuple(e for e in exprs if e is not None)):
+            if isinstance(node, A.Index) and isinstance(node.obj, A.Name) \
+                    and node.obj.name in written and not _is_me(prog, node.key):
+                rep.add("A0107", f"a simultaneous choice may not depend on another player's "
+                        f"`{node.obj.name}`, which the others are changing", node.span)
+            elif isinstance(node, A.Name) and prog.refs.get(id(node)) == ("state", node.name) \
+                    and node.name in written and prog.state[node.name].scope == "global":
+                rep.add("A0107", f"a simultaneous choice may not depend on `{node.name}`, which "
+                        "the other players' choices change", node.span)
+
+
 def check_flow(prog: Program, rep: Reporter) -> None:
     entered = set()
     if prog.flow:
         for rd in prog.flow.rounds:
             for st in rd.stages:
                 entered.update(st.phases)
+                if st.kind == "simultaneous":
+                    check_simultaneous(prog, list(st.phases), rep)
     for ph in prog.phases.values():
         if ph.name not in entered:
             acts = ", ".join(f"`{a.name}`" for a in ph.actions)

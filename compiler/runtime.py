@@ -7,7 +7,16 @@ saved games. It knows no game.
 
 Special values of ``State.current_player()`` (the same as OpenSpiel's):
 ``CHANCE`` (-1) while a chance event waits for its outcome, ``SIMULTANEOUS``
-(-2) reserved for simultaneous stages, ``TERMINAL`` (-4) once the game is over.
+(-2) while the players of a simultaneous stage choose, ``TERMINAL`` (-4) once
+the game is over.
+
+A simultaneous stage opens by entering its first phase for every player;
+then, at a SIMULTANEOUS node, ``legal_actions()`` lists the first decisions
+of every player still to choose (each Action knows its ``player``, and its id
+includes it), and any of them may be applied. The acting player then plays
+their part of the stage to its end, and the node is simultaneous again for
+the others. The checker makes sure the players' parts cannot see or disturb
+each other, so the order in which they are applied does not matter.
 """
 from __future__ import annotations
 
@@ -171,8 +180,9 @@ class State:
     def __init__(self, game: "Game"):
         self.game = game
         self.S: list = []
-        # [round decl, stage, slot, phase index, stage players, phase needs entering]
-        self.ctl: list = [0, 0, 0, 0, (), True]
+        # [round decl, stage, slot, phase index, stage players, phase needs entering,
+        #  the slot's player has acted in this stage]
+        self.ctl: list = [0, 0, 0, 0, (), True, False]
         self.outcome: Optional[tuple] = None        # (ending name, winners)
         self.rng = [0, 0]
         self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
@@ -209,13 +219,15 @@ class State:
         return self.outcome is None and self.pending is not None
 
     def is_simultaneous_node(self) -> bool:
-        return False
+        return self.outcome is None and self.pending is None and self.game._sim_point(self)
 
     def current_player(self) -> int:
         if self.outcome is not None:
             return TERMINAL
         if self.pending is not None:
             return CHANCE
+        if self.game._sim_point(self):
+            return SIMULTANEOUS
         return self.ctl[4][self.ctl[2]]
 
     def phase(self) -> str:
@@ -245,10 +257,10 @@ class State:
             return []
         if self.pending is not None:
             return [a for a, _ in self.chance_outcomes()]
-        if player is not None and player != self.current_player():
-            return []
         if self._legal is None:
-            self._legal = self.game._legal(self)
+            self._legal = self.game._all_legal(self)
+        if player is not None:
+            return [a for a in self._legal if a.player == player]
         return list(self._legal)
 
     def returns(self) -> list[float]:
@@ -391,7 +403,14 @@ class Game:
                 raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
                                  f"0..{self.num_players - 1}")
             if players:
-                st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5] = 0, 0, players, True
+                st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
+                if self._sim_stage(st):   # enter the first phase for everyone at once
+                    name = self._phase_name(st)
+                    enter = self._phase_fn[name][0]
+                    self._where = f"entering phase `{name}`"
+                    for p in players:
+                        enter(st.S, p, X)
+                    st.ctl[5] = False
                 return
 
     def _next_phase(self, st: State, X: Transaction) -> None:
@@ -406,7 +425,8 @@ class Game:
             return
         st.ctl[2] += 1
         st.ctl[3] = 0
-        st.ctl[5] = True
+        st.ctl[5] = not self._sim_stage(st)   # a simultaneous stage entered it for all
+        st.ctl[6] = False
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
 
@@ -425,6 +445,15 @@ class Game:
             self._end_turn(st, X)
         return st.outcome is not None
 
+    def _sim_stage(self, st: State) -> bool:
+        stages = self.rounds[st.ctl[0]]
+        return 0 <= st.ctl[1] < len(stages) and stages[st.ctl[1]][2] == "simultaneous"
+
+    def _sim_point(self, st: State) -> bool:
+        """Several players of a simultaneous stage are still to make their first choice."""
+        return (st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
+                and len(st.ctl[4]) - st.ctl[2] >= 2)
+
     def _settle(self, st: State, X: Transaction) -> None:
         """Run automatic steps until a player must decide or the game ends."""
         for _ in range(1_000_000):
@@ -433,6 +462,8 @@ class Game:
             name = self._phase_name(st)
             enter, auto, done, repeat = self._phase_fn[name]
             me = st.ctl[4][st.ctl[2]]
+            if self._sim_point(st) and not done(st.S, me):
+                return   # the players choose simultaneously
             if st.ctl[5]:
                 st.ctl[5] = False
                 self._where = f"entering phase `{name}`"
@@ -499,14 +530,18 @@ class Game:
                 if w.outcome is None and not self._after_effects(w, X):
                     self._settle(w, X)
             else:
-                spec, params = action
+                spec, params = action[0], action[1]
+                if len(action) > 2 and action[2] is not None:   # a simultaneous choice
+                    self._take_slot(w, action[2])
                 me = w.ctl[4][w.ctl[2]]
+                w.ctl[6] = True
                 self._where = f"action `{spec.name}`"
                 self._fn[spec.index][2](w.S, me, X, *params)
                 if not self._after_effects(w, X):
                     self._settle(w, X)
         except _NeedChance as need:
-            aid = None if action is None else self._action_id(action[0], action[1])
+            aid = None if action is None else self._action_id(
+                action[0], action[1], action[2] if len(action) > 2 else None)
             st.pending = (aid, list(forced or []), need.bag, need.elem_type)
             st._legal = None
             return
@@ -522,6 +557,25 @@ class Game:
         st.pending = None
         st._legal = None
 
+    def _take_slot(self, st: State, player: int) -> None:
+        """Let ``player`` (still to choose in this stage) play now."""
+        players = list(st.ctl[4])
+        i = players.index(player, st.ctl[2])
+        players[st.ctl[2]], players[i] = players[i], players[st.ctl[2]]
+        st.ctl[4] = tuple(players)
+
+    def _all_legal(self, st: State) -> list:
+        if not self._sim_point(st):
+            return self._legal(st)
+        out = []
+        done = self._phase_fn[self._phase_name(st)][2]
+        for q in st.ctl[4][st.ctl[2]:]:
+            c = st.clone()
+            self._take_slot(c, q)
+            if not done(c.S, q):
+                out.extend(self._legal(c, simultaneous=True))
+        return out
+
     def _ensures_ok(self, name: str, S, me, params) -> bool:
         spec = self.action_by_name[name]
         if self._pre[spec.index](S, me):   # decided without simulating the effect
@@ -530,7 +584,7 @@ class Game:
         self._fn[spec.index][2](S2, me, _DryRun(), *params)
         return self._fn[spec.index][3](S2, me) < 0
 
-    def _legal(self, st: State) -> list[Action]:
+    def _legal(self, st: State, simultaneous: bool = False) -> list[Action]:
         me = st.ctl[4][st.ctl[2]]
         name = self._phase_name(st)
         out = []
@@ -542,7 +596,7 @@ class Game:
                 for params in gen(st.S, me):
                     if spec.ensures and not self._ensures_ok(spec.name, st.S, me, params):
                         continue
-                    out.append(self._make_action(spec, params, me))
+                    out.append(self._make_action(spec, params, me, simultaneous))
         except RecursionError:
             raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
         except (ModelError, IllegalAction):
@@ -551,13 +605,18 @@ class Game:
             raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
         return out
 
-    def _action_id(self, spec: ActionSpec, params: tuple) -> int:
-        nat = [spec.index + 1]
+    def _action_id(self, spec: ActionSpec, params: tuple, player: Optional[int] = None) -> int:
+        """Injective: the action, its parameters, and at a simultaneous node the player."""
+        nat = [spec.index + 1 + (0 if player is None else len(self.actions) * (player + 1))]
         for (_, t), v in zip(spec.params, params):
             self.codec.naturals(t, v, nat)
         return pack(nat)
 
-    def _make_action(self, spec: ActionSpec, params: tuple, player: int) -> Action:
+    def _make_action(self, spec: ActionSpec, params: tuple, player: int,
+                     simultaneous: bool = False) -> Action:
+        if simultaneous:
+            return Action(spec.name, params, self._action_id(spec, params, player), player,
+                          f"player {player}: {self._label(spec.name, params)}", self)
         return Action(spec.name, params, None, player, None, self)
 
     def _label(self, kind: str, params: tuple) -> str:
@@ -588,14 +647,15 @@ class Game:
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
         legal = st._legal if st._legal is not None else st.legal_actions()
-        if isinstance(action, Action) and action._game is self:
+        sim = self._sim_point(st)
+        if isinstance(action, Action) and action._game is self and not sim:
             match = next((a for a in legal if a.kind == action.kind and a.params == action.params), None)
         else:
             match = next((a for a in legal if a.id == aid), None)
         if match is not None:
             spec = self.action_by_name[match.kind]
             forced = [] if st.chance_mode == "explicit" else None
-            self._transact(st, (spec, match.params), forced)
+            self._transact(st, (spec, match.params, match.player if sim else None), forced)
             if st.pending is not None:
                 st.pending = (aid,) + st.pending[1:]
             st.history.append(aid)
@@ -604,12 +664,17 @@ class Game:
 
     def _decode_pending(self, st: State, aid: int):
         """The action whose effects wait for chance: it was legal in this state."""
-        for a in self._legal(st):
+        sim = self._sim_point(st)
+        for a in self._all_legal(st):
             if a.id == aid:
-                return (self.action_by_name[a.kind], a.params)
+                return (self.action_by_name[a.kind], a.params, a.player if sim else None)
         raise CorruptState("the pending action is not legal in this state")  # pragma: no cover
 
     def _explain(self, st: State, action) -> str:
+        if self._sim_point(st):
+            waiting = ", ".join(str(p) for p in st.ctl[4][st.ctl[2]:])
+            return (f"players {waiting} are choosing simultaneously in phase `{self._phase_name(st)}`: "
+                    f"the action must be one of legal_actions() (each names its player)")
         me = st.current_player()
         phase = self._phase_name(st)
         ph = self.phases[phase]
@@ -692,7 +757,8 @@ class Game:
             "options": self.options,
             "values": [st.S[0]] + [None if st.S[i] is None else self.codec.to_json(self.slot_types[i], st.S[i])
                                    for i in range(1, len(st.S))],
-            "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5]],
+            "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5],
+                        st.ctl[6]],
             "outcome": None if st.outcome is None else [st.outcome[0], list(st.outcome[1])],
             "rng": list(st.rng), "chance": st.chance_mode, "history": list(st.history),
             "pending": None if st.pending is None else {
@@ -733,16 +799,16 @@ class Game:
                 if scope == "player" and st.S[i] is not None and len(st.S[i]) != self.num_players:
                     raise CorruptState(f"{self.layout.names[i]}: expected one value per player")
             c = d["control"]
-            rd, stage, slot, ph, players, fresh = c
+            rd, stage, slot, ph, players, fresh, acted = c
             players = tuple(players)
             over = d["outcome"] is not None   # an ending after a turn or round may leave
             if not (0 <= rd < len(self.rounds) and 0 <= stage < len(self.rounds[rd]) + over
                     and 0 <= slot < max(1, len(players)) + over
                     and 0 <= ph < len(self.rounds[rd][min(stage, len(self.rounds[rd]) - 1)][1]) + over
                     and all(isinstance(p, int) and 0 <= p < self.num_players for p in players)
-                    and isinstance(fresh, bool)):
+                    and isinstance(fresh, bool) and isinstance(acted, bool)):
                 raise CorruptState("the control part (round, stage, turn, phase) is out of range")
-            st.ctl = [rd, stage, slot, ph, players, fresh]
+            st.ctl = [rd, stage, slot, ph, players, fresh, acted]
             o = d["outcome"]
             st.outcome = None if o is None else (str(o[0]), tuple(int(p) for p in o[1]))
             st.rng = [int(d["rng"][0]), int(d["rng"][1])]

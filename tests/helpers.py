@@ -30,10 +30,11 @@ def position(game, phase: str, player: int, **values):
         d["values"][names.index(k)] = v
     ri = base.ctl[0]   # the round the flow chose for this mode
     for stages in [game.rounds[ri]]:
-        for si, (_, phases) in enumerate(stages):
+        for si, (_, phases, _kind) in enumerate(stages):
             if phase in phases:
                 players = list(range(game.num_players))
-                d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False]
+                d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False,
+                                False]
                 return game.state_from_json(json.dumps(d))
     raise AssertionError(f"no stage has phase {phase}")
 
