@@ -355,7 +355,8 @@ def print_verify_table(spec: str, results) -> None:
     bad = [r for r in results if not r.ok]
     print()
     if not results:
-        print("no properties to check (declare them with `property`; see docs/verify.md)")
+        print("no property to check here: none is declared (see docs/verify.md), or each one's "
+              "`when` leaves this configuration out")
         return
     print(f"{len(results) - len(bad)} of {len(results)} verdicts as expected" +
           ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))

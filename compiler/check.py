@@ -663,11 +663,10 @@ POSSIBLE_EXPECTATIONS = {
     "well_defined": ("proved", "holds", "violated", "unknown"),
     "theorem": ("proved", "holds", "violated", "unknown"),
     "witness": ("witness", "no_witness", "unknown"),
-    "invariant": ("holds", "violated", "unknown"),
-    "deadlock_free": ("holds", "violated", "unknown"),
-    "terminates": ("holds", "violated", "unknown"),
-    "terminates_action": ("proved", "holds", "violated", "unknown"),
-    "reachable": ("witness", "unknown"),
+    "invariant": ("proved", "holds", "violated", "unknown"),
+    "deadlock_free": ("proved", "holds", "violated", "unknown"),
+    "terminates": ("proved", "holds", "violated", "unknown"),
+    "reachable": ("witness", "no_witness", "unknown"),
 }
 
 
@@ -702,8 +701,7 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
     if want_q and pr.quantifier != want_q:
         rep.add("A0103", f"a {pr.kind} is stated with `{want_q}`, not `{pr.quantifier}`", pr.span,
                 "a theorem holds for all inputs (`forall`); a witness is some input (`exists`)")
-    possible = POSSIBLE_EXPECTATIONS[pr.kind] if pr.kind != "terminates" or pr.step != "action" \
-        else POSSIBLE_EXPECTATIONS["terminates_action"]
+    possible = POSSIBLE_EXPECTATIONS[pr.kind]
     if pr.expect is not None and pr.expect not in possible:
         article = "an" if pr.kind[0] in "aeiou" else "a"
         rep.add("A0103", f"{article} `{pr.kind}` property can never be {pr.expect.replace('_', ' ')}", pr.span,
@@ -728,8 +726,6 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
             c.expect(T.BOOL, body_t, pr.body.span, f"the body of {where}")
         if pr.objective is not None:
             c.expect(T.INT, c.expr(pr.objective[1], ctx), pr.objective[1].span, "an objective")
-        if pr.kind == "theorem" and pr.expect in ("witness", "no_witness"):
-            rep.add("A0103", "a theorem is proved or violated, it has no witness", pr.span)
     elif pr.kind in ("invariant", "reachable", "terminates"):
         ctx = Ctx(where, phase_refs=True)
         want = T.INT if pr.kind == "terminates" else T.BOOL

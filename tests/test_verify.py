@@ -88,8 +88,8 @@ def test_termination_fails_when_waiting_is_allowed():
     r = verdicts(COUNTER, options={"waiting": "true"}, only=["shrinks"])["shrinks"]
     assert r.verdict == V.VIOLATED
     assert r.detail["z3"] == "`wait` may not lower the measure"   # z3 names the action
-    assert r.counterexample["steps"][-1]["rule"] == "wait"        # and a concrete run shows it
-    assert "cycle" in r.counterexample["problem"]
+    assert [s["rule"] for s in r.counterexample["steps"]] == ["wait"]   # the shortest run shows it
+    assert "did not decrease" in r.counterexample["problem"]
 
 
 def test_termination_abstraction_follows_collections(tmp_path):
@@ -123,6 +123,22 @@ def test_unreached_target_in_a_large_game_is_unknown_not_a_pass(tmp_path):
     r = verdicts(p, options={"start": 300}, only=["someone_gets_three"])["someone_gets_three"]
     assert r.verdict == V.UNKNOWN and not r.ok
     assert "every play of at most" in r.detail["exhaustive"]
+
+
+def test_a_cycle_is_a_termination_counterexample(tmp_path):
+    p = mutant(tmp_path, "property shrinks terminates by tokens per action",
+               "property shrinks terminates by tokens per turn")
+    r = verdicts(p, options={"waiting": "true"}, only=["shrinks"])["shrinks"]
+    assert r.verdict == V.VIOLATED and "cycle" in r.counterexample["problem"]
+    assert r.counterexample["steps"][-1]["rule"] == "wait"
+
+
+def test_a_model_error_found_by_the_search_is_shown_with_its_trace(tmp_path):
+    p = mutant(tmp_path, "{ tokens = tokens - 2 ",
+               "{ tokens = tokens - 2 + (if tokens == 2 then {0: 0}[tokens] else 0) ")
+    r = verdicts(p, only=["never_negative"])["never_negative"]
+    assert r.verdict == V.VIOLATED and r.counterexample["problem"].startswith("model error")
+    assert r.counterexample["steps"][-1]["changes"]["(failed)"].startswith("model error")
 
 
 def test_bounded_search_alone_holds_up_to_k():

@@ -37,8 +37,10 @@ def _key(game, st) -> str:
     return json.dumps(d, sort_keys=True)
 
 
-def explore(game, check: Callable, max_states: int = 4000) -> Exploration:
-    """``check(state)`` returns a problem text or None for each state."""
+def explore(game, check: Callable, max_states: int = 4000,
+            edge_check: Optional[Callable] = None) -> Exploration:
+    """``check(state)`` returns a problem text or None for each state;
+    ``edge_check(parent, child)`` the same for each move."""
     start = game.new_initial_state(seed=0, chance="explicit")
     k0 = _key(game, start)
     parent = {k0: None}
@@ -69,6 +71,11 @@ def explore(game, check: Callable, max_states: int = 4000) -> Exploration:
                 except ModelError as e:
                     return Exploration("violated", depth, len(parent), _path(parent, k) + [a.id],
                                        f"model error: {e}")
+                if edge_check is not None:
+                    problem = edge_check(st, c)
+                    if problem:
+                        return Exploration("violated", depth + 1, len(parent),
+                                           _path(parent, k) + [a.id], problem)
                 ck = _key(game, c)
                 out.append((ck, a.id))
                 if ck not in parent:

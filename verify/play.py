@@ -142,7 +142,9 @@ class PlayCheck:
         best, best_m = [], None
         for a in legal:
             c = state.clone()
+            self._last = str(a)
             c.apply_action(a)
+            self._last = None
             m = self.measure(c) + (10**6 if not c.is_terminal() else 0)
             if best_m is None or m > best_m:
                 best, best_m = [a], m
@@ -186,7 +188,13 @@ class PlayCheck:
             player = state.current_player()
             action = next(a for a in state.legal_actions() if a.id == aid)
             spec = g.action_by_name.get(action.kind)
-            state.apply_action(action)
+            try:
+                state.apply_action(action)
+            except ModelError as e:   # the step that fails is the last one shown
+                out.append({"step": i + 1, "player": player, "action": str(action), "id": aid,
+                            "rule": action.kind, "cites": list(spec.cites) if spec else [],
+                            "changes": {"(failed)": f"model error: {e}"}})
+                return out
             changes = {}
             for j, name in enumerate(g.layout.names):
                 if j and before[j] != state.S[j] and state.S[j] is not None:
@@ -255,6 +263,9 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
     if games <= 0:   # bounded search only
         if pr.kind == "reachable":
             return V.UNKNOWN, {"method": "exhaustive search", "reason": f"not reached; {depth_note}"}, None
+        if pr.kind == "terminates":
+            return V.UNKNOWN, {"method": "exhaustive search", "reason": "a bounded search cannot "
+                               f"show that every play ends ({depth_note})"}, None
         return V.holds_up_to(depth), {"method": "exhaustive search", "exhaustive": depth_note}, None
     verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path)
     if depth_note:
@@ -267,25 +278,35 @@ def _exhaustive(chk, game, pr, spec_path, max_states):
     from atoll.verify.explore import explore
 
     def state_check(st):
-        if pr.kind == "terminates":
-            m = chk.measure(st)
-            return f"the measure is negative ({m})" if m < 0 and not st.is_terminal() else None
-        return chk.check(st)
+        try:
+            if pr.kind == "terminates":
+                m = chk.measure(st)
+                return f"the measure is negative ({m})" if m < 0 and not st.is_terminal() else None
+            return chk.check(st)
+        except _PropertyError as e:
+            return str(e)
 
-    try:
-        ex = explore(game, state_check, max_states)
-    except _PropertyError as e:
-        return V.VIOLATED, {"method": "exhaustive"}, {"seed": 0, "problem": str(e), "steps": [],
-                                                        "pytest": ""}
+    def edge_check(parent, child):   # a measure per action must fall on every move
+        if pr.kind != "terminates" or pr.step != "action" or child.is_terminal() \
+                or parent.is_chance_node():
+            return None
+        try:
+            a, b = chk.measure(parent), chk.measure(child)
+        except _PropertyError as e:
+            return str(e)
+        return None if b < a else f"the measure did not decrease over an action: {a} then {b}"
+
+    ex = explore(game, state_check, max_states, edge_check)
     base = {"method": "exhaustive search", "states": ex.states,
             "search": "breadth first over every action and chance outcome"}
     if ex.outcome == "violated" or (ex.outcome == "exhausted" and pr.kind == "terminates"
                                     and not ex.acyclic):
         run = Run(ex.problem, ex.path, len(ex.path), 0, "violation", chance="explicit")
+        shortest = ex.outcome == "violated"   # a cycle is found depth first: not the shortest
         if pr.kind == "reachable":
             return V.WITNESS_FOUND, {**base, "trace": chk.trace(run), "seed": 0,
-                                     "shortest": True}, None
-        return V.VIOLATED, {**base, "shortest": True}, {
+                                     "shortest": shortest}, None
+        return V.VIOLATED, {**base, "shortest": shortest}, {
             "seed": 0, "chance": "explicit", "problem": ex.problem, "steps": chk.trace(run),
             "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
     if ex.outcome == "exhausted":

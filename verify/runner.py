@@ -90,8 +90,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
         props = [p for p in props if p.name in wanted]
     results = []
     configs = configurations(comp, players, options or {}, matrix)
-    axes = tuple([a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()] +
-                 [k for k in (options or {}) if k not in str(prog.meta("modes", ""))])
+    modes = [a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()]
+    axes = tuple(modes + [k for k in (options or {}) if k not in modes])
     total = len(configs) * len(props)
     done = 0
     for n, opts in configs:

@@ -62,7 +62,7 @@ class AbstractEval(Z3Eval):
         if ref[0] == "me":
             return self.me
         if ref[0] == "builtin" and ref[1] == "current_round":
-            return self.state["round"]
+            raise Unsupported("the round counter changes between actions, outside any effect")
         return super().name(e, env)
 
     def ev(self, e, env):
