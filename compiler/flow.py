@@ -39,7 +39,6 @@ def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
         rep.add("A0107", f"a simultaneous stage cannot start with automatic phase `{first.name}`",
                 first.span, "players choose in its first phase")
     written: dict[str, A.LValue] = {}
-    bodies = []
     for name in phases:
         ph = prog.phases.get(name)
         if ph is None:
@@ -48,7 +47,6 @@ def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
             rep.add("A0107", f"phase `{name}` is played simultaneously and cannot have phase "
                     f"variables (`{v.name}` would be shared by the players)", v.span,
                     "keep each player's progress in per-player state")
-        bodies += [ph.enter, ph.auto] + [a.body for a in ph.actions]
         for body in [ph.enter, ph.auto] + [a.body for a in ph.actions]:
             for s in _statements(body):
                 targets = []

@@ -258,11 +258,6 @@ _pos_coll = _need(lambda t: T.is_collection(t) and T.compatible(T.POS, T.element
                   "a collection of Pos")
 
 
-def _same_as_elem(i):
-    """Check that argument ``i`` matches the element type of argument 0."""
-    return None
-
-
 def _elem_rule(arity, result, first_check):
     def rule(args):
         res, err = _rule(arity, result, first_check)(args)

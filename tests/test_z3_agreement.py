@@ -216,3 +216,13 @@ def test_the_agreement_test_can_fail():
     s = z3.Solver()
     s.add(*cons, z3.Not(sym == py))
     assert s.check() == z3.unsat
+
+
+def test_every_stdlib_function_has_a_declared_z3_status():
+    """Each standard-library function is symbolic, shape-only or concrete-only
+    in the z3 meaning, and exactly one of these (docs/verify.md lists them)."""
+    from atoll.compiler import stdlib
+    from atoll.verify import z3sem
+    groups = [z3sem.SYMBOLIC_FUNCTIONS, z3sem.SHAPE_FUNCTIONS, z3sem.CONCRETE_ONLY]
+    for name in stdlib.FUNCTIONS:
+        assert sum(name in g for g in groups) == 1, name
