@@ -101,6 +101,40 @@ def _collinear_subsets_summing(weights, total):
     return tuple(out)
 
 
+def _reach(adj, starts):
+    """Every node reachable from ``starts`` along the links of ``adj``
+    (a map from each node to its neighbours), the starts included."""
+    seen = set(starts)
+    todo = list(starts)
+    while todo:
+        n = todo.pop()
+        for m in adj.get(n, ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return frozenset(seen)
+
+
+def _components(adj):
+    """The connected groups of nodes of ``adj``, in the order of their smallest node."""
+    nodes = set(adj) | {m for ms in adj.values() for m in ms}
+    out, seen = [], set()
+    for n in sorted(nodes):
+        if n not in seen:
+            comp = _reach(adj, [n])
+            seen |= comp
+            out.append(comp)
+    return tuple(out)
+
+
+def _connected(adj):
+    return len(_components(adj)) <= 1
+
+
+def _seats_from(first, n):
+    return tuple((first + i) % n for i in range(n)) if n > 0 else ()
+
+
 def _remove(xs, x):
     if x not in xs:
         raise EvalError(f"remove: {x!r} is not in the list")
@@ -326,6 +360,21 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
                     "a map from Pos to int"), _int),
         "collinear_subsets_summing(weights, total): the sets of 2+ positions of the map, on one "
         "horizontal, vertical or diagonal line, whose weights add up to total."),
+    "reach": (_reach, _rule(2, lambda a: ("set", a[0][1]) if a[0] != T.UNKNOWN else T.UNKNOWN,
+                            _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
+              "a map from each node to a collection of its neighbours"), _coll),
+              "reach(adj, starts): every node reachable from starts along the links of adj "
+              "(a map from each node to its neighbours)."),
+    "components": (_components, _rule(1, lambda a: ("list", ("set", a[0][1])) if a[0] != T.UNKNOWN
+                                      else T.UNKNOWN, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
+              "a map from each node to a collection of its neighbours")),
+                   "components(adj): the connected groups of nodes of a graph given as a map "
+                   "from each node to its neighbours."),
+    "connected": (_connected, _rule(1, lambda a: T.BOOL, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
+              "a map from each node to a collection of its neighbours")),
+                  "connected(adj): all the nodes of the graph form one group."),
+    "seats_from": (_seats_from, _rule(2, lambda a: ("list", T.INT), _int, _int),
+                   "seats_from(p, n): the n seats in turn order, starting with seat p."),
     "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),
                      "span_covered(line, cover): every position from the first to the last of a "
                      "straight line of positions is in cover (no gap outside it)."),

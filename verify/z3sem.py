@@ -561,7 +561,7 @@ class Z3Eval:
             return Coll("list", self.sorted_items(items))
         if name in ("lines", "collinear_subsets", "range", "between", "subsets"):
             return self.geometric(name, args, ts)
-        if name in ("remove", "swap", "values", "span_covered", "collinear_subsets_summing"):
+        if name in CONCRETE_ONLY:
             return self.concrete_call(name, args, ts, e)
         raise Unsupported(f"`{name}` has no z3 meaning yet")
 
@@ -619,4 +619,5 @@ class Z3Eval:
 SYMBOLIC_FUNCTIONS = {"size", "keys", "get", "abs", "min2", "max2", "pos", "orth", "around",
                       "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list"}
 SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"}
-CONCRETE_ONLY = {"remove", "swap", "values", "span_covered", "collinear_subsets_summing"}
+CONCRETE_ONLY = {"remove", "swap", "values", "span_covered", "collinear_subsets_summing", "reach",
+                 "components", "connected", "seats_from"}

@@ -1,0 +1,47 @@
+"""The standard library's Python meaning, function by function, on small cases."""
+from atoll.compiler import stdlib
+
+F = {name: fn for name, (fn, _, _) in stdlib.FUNCTIONS.items()}
+
+
+def test_grid_neighbours():
+    assert F["orth"]((0, 0)) == ((0, -1), (1, 0), (0, 1), (-1, 0))
+    assert len(F["around"]((2, 2))) == 8 and (2, 2) not in F["around"]((2, 2))
+
+
+def test_lines_in_eight_directions_with_gaps():
+    cells = {(0, 0), (2, 0), (1, 1), (2, 2), (0, 2), (5, 5)}
+    lines = {frozenset(l) for l in F["lines"](cells)}
+    assert frozenset({(0, 0), (2, 0)}) in lines                     # a row with a gap
+    assert frozenset({(0, 0), (1, 1), (2, 2), (5, 5)}) in lines       # a diagonal
+    assert frozenset({(2, 0), (1, 1), (0, 2)}) in lines               # the other diagonal
+    assert frozenset({(0, 0), (0, 2)}) in lines                     # a column
+
+
+def test_subsets_summing_agrees_with_the_brute_force():
+    weights = {(0, 0): 5, (1, 0): 3, (2, 0): 4, (3, 0): 1, (4, 0): 3, (1, 1): 5, (2, 2): 5}
+    fast = set(F["collinear_subsets_summing"](weights, 10))
+    slow = {s for s in F["collinear_subsets"](weights) if sum(weights[q] for q in s) == 10}
+    assert fast == slow and frozenset({(0, 0), (2, 0), (3, 0)}) in fast
+
+
+def test_span_covered():
+    assert F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (2, 0), (3, 0)})
+    assert not F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (3, 0)})
+    assert F["span_covered"]({(0, 0), (2, 2)}, {(0, 0), (1, 1), (2, 2)})
+
+
+def test_graphs():
+    adj = {1: {2}, 2: {1, 3}, 3: {2}, 4: set()}
+    assert F["reach"](adj, [1]) == frozenset({1, 2, 3})
+    assert F["components"](adj) == (frozenset({1, 2, 3}), frozenset({4}))
+    assert not F["connected"](adj) and F["connected"]({1: {2}, 2: {1}})
+
+
+def test_seats_and_collections():
+    assert F["seats_from"](2, 4) == (2, 3, 0, 1)
+    assert F["remove"]((1, 2, 1), 1) == (2, 1)
+    assert F["swap"]((1, 2, 1), 1, 9) == (9, 2, 1)
+    assert F["without"]({1: "a", 2: "b"}, [1]) == {2: "b"}
+    assert F["between"](2, 4) == (2, 3, 4) and F["between"](3, 1) == ()
+    assert len(F["subsets"]([1, 2, 3])) == 8
