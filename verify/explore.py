@@ -9,7 +9,6 @@ and the depth completed is reported (HOLDS UP TO k where nothing else ran).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -26,15 +25,23 @@ class Exploration:
     acyclic: Optional[bool] = None
 
 
-def _key(game, st) -> str:
+def _freeze(v):
+    if isinstance(v, dict):
+        return ("map",) + tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    if isinstance(v, tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, list):
+        return ("list",) + tuple(_freeze(x) for x in v)
+    return v
+
+
+def _key(game, st):
     """What makes two states the same position: everything but the history,
     the random stream and, when no rule reads it, the round number."""
-    d = game._state_to_data(st)
-    for k in ("history", "checksum", "rng"):
-        d.pop(k, None)
-    if not game.info.get("reads_round", True):
-        d["values"] = d["values"][1:]
-    return json.dumps(d, sort_keys=True)
+    values = st.S if game.info.get("reads_round", True) else st.S[1:]
+    pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
+                                               _freeze(st.pending[2]))
+    return (_freeze(tuple(values)), _freeze(tuple(st.ctl)), st.outcome, pending)
 
 
 def explore(game, check: Callable, max_states: int = 4000,
