@@ -166,7 +166,7 @@ def symbolic_inputs(v, ev):
 TYPES = {"int": "int", "bool": "bool", "list[int]": ("list", "int"), "set[int]": ("set", "int")}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.filter_too_much])
 @given(case=EXPRS, v=INPUTS)
 # Edge cases every run covers, besides the random ones: floor division and
