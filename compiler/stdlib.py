@@ -85,11 +85,16 @@ def _collinear_subsets_summing(weights, total):
             out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
             continue
         chosen = []
+        rest = [0] * (len(ws) + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
+        for i in range(len(ws) - 1, -1, -1):
+            rest[i] = rest[i + 1] + ws[i]
 
         def search(i, acc):
             if acc == total:
                 if len(chosen) >= 2:
                     out.append(frozenset(chosen))
+                return
+            if acc + rest[i] < total:
                 return
             for j in range(i, len(line)):
                 w = ws[j]
