@@ -58,6 +58,31 @@ CODES: dict[str, tuple[str, str, str]] = {
 }
 
 
+# What to do, for a diagnostic that brings no more specific hint.
+DEFAULT_HINTS: dict[str, str] = {
+    "A0001": "compare the line with the grammar in docs/language.md",
+    "A0002": "remove the character, or close the string",
+    "A0003": "check the path and that the file is readable UTF-8 text",
+    "A0101": "declare the name, or fix its spelling",
+    "A0102": "rename one of the two, or announce the second with `override`",
+    "A0103": "change the expression, or the declared type, so that they agree",
+    "A0104": "give exactly the arguments the declaration lists",
+    "A0105": "use one of the record's declared fields",
+    "A0106": "assign state variables (or their entries) only",
+    "A0107": "move the statement or rule where it has a meaning",
+    "A0108": "fix the entry of the game block",
+    "A0201": "add the phase to a stage of the flow, or remove it",
+    "A0202": "give the phase `done when`, an action with `end phase`, or `auto`",
+    "A0203": "read the option in a rule, or remove it",
+    "A0204": "add the missing declaration",
+    "A0301": "make the data file match the declared type",
+    "A0302": "choose a player count and options the game declares",
+    "A0303": "choose options and a player count that meet the requirement",
+    "A0304": "check the constant's expression for a cycle or a missing entry",
+    "A0401": "name a declaration of the base game, and follow `override` with it",
+}
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -132,8 +157,7 @@ def render(d: Diagnostic, sources: Optional[dict] = None) -> str:
                 out.append(f"{pad} | {' ' * (d.span.column - 1)}{'^' * width}")
     for n in d.notes:
         out.append(f"  = note: {n}")
-    if d.hint:
-        out.append(f"  = help: {d.hint}")
+    out.append(f"  = help: {d.hint or DEFAULT_HINTS.get(d.code, '')}")
     return "\n".join(out)
 
 

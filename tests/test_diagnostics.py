@@ -218,3 +218,8 @@ def test_variant_overrides_its_base():
     names = atoll.load(TESTS / "good" / "nim.atoll", players=2).layout.names
     i = names.index("stones")
     assert (base.S[i], variant.S[i]) == (9, 15)
+
+
+def test_every_code_has_a_default_hint():
+    from atoll.diagnostics import CODES, DEFAULT_HINTS
+    assert set(DEFAULT_HINTS) == set(CODES)
