@@ -185,7 +185,9 @@ def simulate(game, n: int, seed: int = 0, progress: Optional[Progress] = None,
         "wins_per_seat": wins, "win_rate_per_seat": [w / played if played else 0 for w in wins],
         "draws": draws,
         "scores_per_seat": [{"mean": sum(s) / len(s) if s else 0, "min": min(s, default=0),
-                             "max": max(s, default=0)} for s in scores],
+                             "max": max(s, default=0),
+                             "histogram": {str(v): s.count(v) for v in sorted(set(s))}}
+                            for s in scores],
         "seconds": dt, "games_per_s": n / dt if dt else 0, "actions_per_s": actions / dt if dt else 0,
     }
 
@@ -202,6 +204,10 @@ def print_summary(r: dict) -> None:
         print(f"  {p:>4}  {r['wins_per_seat'][p]:>4}  {r['win_rate_per_seat'][p]:>8.1%}  "
               f"{s['mean']:>10.2f}  {s['min']:>3}  {s['max']:>3}")
     print(f"  draws (no winner): {r['draws']}")
+    print("  score distribution (score: games):")
+    for p in range(r["players"]):
+        h = r["scores_per_seat"][p]["histogram"]
+        print(f"    seat {p}: " + "  ".join(f"{k}:{v}" for k, v in h.items()))
     print(f"  speed: {r['games_per_s']:.1f} games/s, {r['actions_per_s']:.0f} actions/s "
           f"({r['seconds']:.2f} s)")
     for p in r["problems"][:10]:
