@@ -517,8 +517,9 @@ class Game:
 
     # ------------------------------------------------------------ transactions
     def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:
-        """Apply ``action`` ((spec, params) or None for setup) and everything
-        automatic after it to a copy; commit only if it all succeeds."""
+        """Apply ``action`` ((spec, params[, player at a simultaneous node]), or
+        None for the setup) and everything automatic after it to a copy;
+        commit only if it all succeeds."""
         w = st.clone()
         X = Transaction(st.rng[0], st.rng[1], forced)
         self._where = "setup"

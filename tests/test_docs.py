@@ -19,3 +19,18 @@ def test_every_keyword_is_listed_as_reserved():
     block = LANGUAGE[LANGUAGE.index("```\naction after_round") + 4:]
     listed = set(block.split("```", 1)[0].split())
     assert keywords <= listed, sorted(keywords - listed)
+
+
+def test_the_readme_first_spec_checks_and_verifies(tmp_path):
+    """The README's example game, run as its text says."""
+    from atoll.verify import verdicts as V
+    from atoll.verify.runner import run
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Your first spec", 1)[1]
+    code = section.split("```\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "nim.atoll"
+    path.write_text(code)
+    results = run(str(path), games=20)
+    assert [(r.property, r.verdict, r.method) for r in results] == [
+        ("heap_empties", V.PROVED, "z3 abstraction")]
+    assert "at most 9 actions" in results[0].detail["bound"]

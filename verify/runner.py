@@ -59,7 +59,7 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
     if outcome[0] == "fails":
         detail = {**detail, "z3": f"`{outcome[1]}` may not lower the measure",
                   "abstract counterexample": outcome[2]}
-        if verdict != V.VIOLATED:
+        if verdict not in (V.VIOLATED, V.PROVED):   # PROVED here: the whole game was searched
             verdict = V.UNKNOWN
             detail["reason"] = (f"z3 found that `{outcome[1]}` may not lower the measure over the "
                                 f"abstract state; no concrete run showed it in {games} games")

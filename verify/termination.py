@@ -25,7 +25,7 @@ from atoll.compiler import types as T
 from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
-from atoll.verify.z3sem import Coll, SMap, Unsupported, Z3Eval, ite
+from atoll.verify.z3sem import Coll, SMap, Unsupported, Z3Eval, ite, member
 
 
 @dataclass
@@ -302,6 +302,12 @@ def check_measure(prog, game, pr: A.PropertyDecl, timeout_ms: int):
                 for q in a.params:
                     t = ab.checker.resolve(q.type)
                     env[q.name] = ab.fresh(t, q.name, cons)
+                    try:   # the choice is one of its domain's items
+                        dom = AbstractEval(prog, game, st, me, cons).ev(q.domain, env)
+                        if isinstance(dom, Coll):
+                            cons.append(member(dom, env[q.name]))
+                    except Unsupported:
+                        pass
                 for g in a.guards:
                     if g.kind != "when":
                         continue
