@@ -34,3 +34,29 @@ def test_the_readme_first_spec_checks_and_verifies(tmp_path):
     assert [(r.property, r.verdict, r.method) for r in results] == [
         ("heap_empties", V.PROVED, "z3 abstraction")]
     assert "at most 9 actions" in results[0].detail["bound"]
+
+
+def test_whole_games_in_the_docs_compile_and_play(tmp_path):
+    """Every ```atoll block of docs/ that is a whole game (it has a game block
+    and a flow) compiles and plays to its end."""
+    import random
+
+    import atoll
+    found = 0
+    for md in sorted((ROOT / "docs").rglob("*.md")):
+        for i, block in enumerate(md.read_text().split("```atoll\n")[1:]):
+            code = block.split("```", 1)[0]
+            if not re.search(r"^game \w+", code, re.M) or "flow" not in code or "PROPOSED" in code:
+                continue
+            found += 1
+            path = tmp_path / f"{md.stem}_{i}.atoll"
+            path.write_text(code)
+            game = atoll.load(path)
+            state = game.new_initial_state(seed=1)
+            rng = random.Random(1)
+            for _ in range(2000):
+                if state.is_terminal():
+                    break
+                state.apply_action(rng.choice(state.legal_actions()))
+            assert state.is_terminal(), f"{md.name} block {i} does not end"
+    assert found >= 1
