@@ -236,3 +236,36 @@ def test_no_case_at_run_time_is_a_model_error(tmp_path):
     assert g.ns["d_duel"](None, 2, 1) == 0
     with pytest.raises(Exception, match="no case applies"):
         g.ns["d_duel"](None, 0, 0)
+
+
+TAXED = """
+game taxed { players: 2..2 }
+state { tokens: int = 9 }
+flow { round { turns in seats: take, tax } }
+phase take {
+  action take_some(n: int in [0, 1, 2]) when n <= tokens { tokens = tokens - n  end phase }
+}
+phase tax { auto { tokens = tokens - 1 } }
+ending empty immediately when tokens <= 0 => tie
+property ends terminates by tokens per turn
+"""
+
+
+def test_per_turn_measure_gets_a_z3_argument(tmp_path):
+    p = tmp_path / "taxed.atoll"
+    p.write_text(TAXED)
+    r = verdicts(p, only=["ends"])["ends"]
+    assert r.ok and r.verdict in (V.PROVED, V.no_violation_in(60))
+    assert r.detail.get("z3", "").startswith("z3: no step raises the measure") or \
+        r.method == "exhaustive search"
+    from atoll.compiler import pipeline
+    from atoll.verify.termination import check_turn_measure
+    comp = pipeline.compile_spec(p)
+    game = pipeline.instantiate(comp, 2)
+    text = check_turn_measure(comp.program, game, comp.program.properties["ends"], 5000)
+    assert text.startswith("z3: no step raises the measure") and "tax" in text
+    p.write_text(TAXED.replace("[0, 1, 2]", "[-1, 0, 1, 2]"))   # taking -1 gives a token back
+    comp = pipeline.compile_spec(p)
+    game = pipeline.instantiate(comp, 2)
+    text = check_turn_measure(comp.program, game, comp.program.properties["ends"], 5000)
+    assert text == "z3: `take_some` may raise the measure"

@@ -12,7 +12,7 @@ from atoll.diagnostics import Reporter, SpecError
 from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
 from atoll.verify.solver import check_theorem, check_well_defined, check_witness
-from atoll.verify.termination import check_measure
+from atoll.verify.termination import check_measure, check_turn_measure
 from atoll.verify.z3sem import Unsupported, Z3Eval
 
 
@@ -120,6 +120,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             else:
                 verdict, detail, counterexample = check_by_play(game, pr, games, seed, str(spec_path))
                 method = detail.pop("method", "hypothesis play")
+                if pr.kind == "terminates" and pr.step == "turn":
+                    detail["z3"] = check_turn_measure(prog, game, pr, timeout_ms)
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
                                     axes))
