@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from atoll.compiler import pipeline
-from atoll.compiler.runtime import IllegalAction, ModelError
+from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
 from atoll.diagnostics import SpecError, render_all
 from atoll import render
 
@@ -251,11 +251,17 @@ def cmd_play(args, stdin=None, out=None) -> int:
         if not legal:
             print("No legal action: the rules are stuck here (a deadlock).", file=out)
             return 1
-        if st.current_player() != me:
+        mine = st.legal_actions(me) if st.current_player() == SIMULTANEOUS else (
+            legal if st.current_player() == me else [])
+        if not mine:   # another player's move, or theirs at a simultaneous node
             a = legal[rng.randrange(len(legal))]
-            print(f"player {st.current_player()}: {a}", file=out)
+            who = "chance" if st.current_player() == CHANCE else f"player {a.player}"
+            secret = st.current_player() == SIMULTANEOUS or game._sim_stage(st)
+            shown = "(a secret choice)" if secret else str(a)
+            print(f"{who}: {shown}", file=out)
             st.apply_action(a)
             continue
+        legal = mine
         print("", file=out)
         print(render.observation_text(game, st.observation(me)), file=out)
         for i, a in enumerate(legal):

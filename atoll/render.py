@@ -64,8 +64,10 @@ def grid_text(cells: dict, markers: dict) -> str:
 
 
 def observation_text(game, obs: dict) -> str:
+    cp = obs["current_player"]
+    who = {-1: "chance to resolve", -2: "players choosing at once"}.get(cp, f"player {cp} to play")
     out = [f"{game.title}: round {obs['round']}, phase {obs['phase'] or '-'}, "
-           f"player {obs['current_player']} to play (you are player {obs['player']})"]
+           f"{who} (you are player {obs['player']})"]
     values = obs["state"]
     types = dict(zip(game.layout.names, game.slot_types))
     pos = ("record", "Pos")
