@@ -60,3 +60,12 @@ def test_whole_games_in_the_docs_compile_and_play(tmp_path):
                 state.apply_action(rng.choice(state.legal_actions()))
             assert state.is_terminal(), f"{md.name} block {i} does not end"
     assert found >= 1
+
+
+def test_the_readme_excerpt_is_the_spec():
+    readme = (ROOT / "README.md").read_text()
+    spec = (ROOT / "spec" / "masterislands.atoll").read_text()
+    excerpt = readme.split("```\nphase conquest", 1)[1].split("```", 1)[0]
+    for line in ("phase conquest" + excerpt).splitlines():
+        if line.strip() and line.strip() != "..." and line.strip() != "}":
+            assert line in spec, f"README excerpt line not in the spec: {line!r}"
