@@ -269,3 +269,10 @@ def test_per_turn_measure_gets_a_z3_argument(tmp_path):
     game = pipeline.instantiate(comp, 2)
     text = check_turn_measure(comp.program, game, comp.program.properties["ends"], 5000)
     assert text == "z3: `take_some` may raise the measure"
+
+
+def test_strings_have_a_z3_meaning():
+    r = verdicts(Path(__file__).parent / "verify" / "strings.atoll")
+    assert r["degree"].verdict == V.PROVED
+    assert r["sorted_names"].verdict == V.PROVED
+    assert r["lusepil"].detail["witnesses"] == [{"i": "Isle(Lusepil, 7)"}]

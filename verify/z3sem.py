@@ -6,7 +6,8 @@ agree). Integers are z3 Ints (unbounded: no silent overflow).
 
 Symbolic values, by type:
 
-* int, Player: a z3 Int; bool: a z3 Bool; enum: a z3 Int, the member's index;
+* int, Player: a z3 Int; bool: a z3 Bool; str: a z3 String; enum: a z3 Int,
+  the member's index;
 * record (and Pos): a Python tuple of the fields' symbolic values;
 * list, set, bag: a ``Coll``, a finite sequence of *guarded* items
   ``(value, condition)``: the collection holds the items whose condition is
@@ -14,7 +15,7 @@ Symbolic values, by type:
   symbolic. Sets never hold two equal present items.
 * map: an ``SMap`` of guarded ``(key, value, condition)`` entries, keys distinct.
 
-What has no z3 meaning here (strings, the game state, ``remove`` and ``swap``
+What has no z3 meaning here (the game state, ``remove`` and ``swap``
 on lists with symbolic membership, ...) raises ``Unsupported`` with the
 reason; the verifier then says UNKNOWN, never "proved".
 """
@@ -167,8 +168,8 @@ class Z3Eval:
             return z3.IntVal(v)
         if t == T.BOOL or isinstance(v, bool):
             return z3.BoolVal(v)
-        if t == T.STR:
-            raise Unsupported("strings have no z3 meaning")
+        if t == T.STR or isinstance(v, str):
+            return z3.StringVal(v)
         kind = t[0]
         if kind == "enum":   # the model runs members as their index already
             return z3.IntVal(v)
@@ -195,6 +196,8 @@ class Z3Eval:
             x = model.eval(x, model_completion=True) if model is not None else simp(x)
             if z3.is_int_value(x):
                 return x.as_long()
+            if z3.is_string_value(x):
+                return x.as_string()
             if z3.is_true(x):
                 return True
             if z3.is_false(x):
@@ -204,6 +207,8 @@ class Z3Eval:
             return val(s)
         if t == T.BOOL:
             return bool(val(s))
+        if t == T.STR:
+            return val(s)
         kind = t[0]
         if kind == "enum":
             return val(s)
@@ -227,6 +232,8 @@ class Z3Eval:
             return z3.Int(name)
         if t == T.BOOL:
             return z3.Bool(name)
+        if t == T.STR:
+            return z3.String(name)
         if isinstance(t, tuple) and t[0] == "enum":
             return z3.Int(name)
         if isinstance(t, tuple) and t[0] == "record":
@@ -251,7 +258,7 @@ class Z3Eval:
         if isinstance(e, A.BoolLit):
             return z3.BoolVal(e.value)
         if isinstance(e, A.StrLit):
-            raise Unsupported("strings have no z3 meaning")
+            return z3.StringVal(e.value)
         if isinstance(e, A.Name):
             return self.name(e, env)
         if isinstance(e, A.IfExpr):
@@ -453,6 +460,8 @@ class Z3Eval:
         x = simp(v)
         if z3.is_int_value(x):
             return x.as_long()
+        if z3.is_string_value(x):
+            return x.as_string()
         if z3.is_true(x) or z3.is_false(x):
             return z3.is_true(x)
         raise Unsupported("symbolic item")
@@ -603,6 +612,8 @@ class Z3Eval:
             return tuple(self._lift_plain(y) for y in x)
         if isinstance(x, bool):
             return z3.BoolVal(x)
+        if isinstance(x, str):
+            return z3.StringVal(x)
         return z3.IntVal(x)
 
     def concrete_call(self, name, args, ts, e):
