@@ -12,6 +12,7 @@ from itertools import combinations
 from typing import Callable, Optional
 
 from atoll.compiler import types as T
+from atoll.compiler.planarity import planar as _planar
 
 
 class EvalError(Exception):
@@ -378,6 +379,9 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "connected": (_connected, _rule(1, lambda a: T.BOOL, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
               "a map from each node to a collection of its neighbours")),
                   "connected(adj): all the nodes of the graph form one group."),
+    "planar": (lambda adj: _planar(adj), _rule(1, lambda a: T.BOOL, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
+              "a map from each node to a collection of its neighbours")),
+               "planar(adj): the graph can be drawn in the plane without two links crossing."),
     "seats_from": (_seats_from, _rule(2, lambda a: ("list", T.INT), _int, _int),
                    "seats_from(p, n): the n seats in turn order, starting with seat p."),
     "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),

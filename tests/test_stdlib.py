@@ -45,3 +45,49 @@ def test_seats_and_collections():
     assert F["without"]({1: "a", 2: "b"}, [1]) == {2: "b"}
     assert F["between"](2, 4) == (2, 3, 4) and F["between"](3, 1) == ()
     assert len(F["subsets"]([1, 2, 3])) == 8
+
+
+def _graph(edges):
+    adj = {}
+    for a, b in edges:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    return adj
+
+
+def test_planarity():
+    import itertools
+    planar = F["planar"]
+    assert not planar(_graph(itertools.combinations(range(5), 2)))                 # K5
+    assert not planar(_graph([(a, b) for a in range(3) for b in range(3, 6)]))      # K3,3
+    petersen = [(i, (i + 1) % 5) for i in range(5)] + [(i, i + 5) for i in range(5)] + \
+        [(5 + i, 5 + (i + 2) % 5) for i in range(5)]
+    assert not planar(_graph(petersen))            # few edges: only the embedding search can tell
+    k33_subdivided = [(0, "a"), ("a", 3)] + [(a, b) for a in range(3) for b in range(3, 6) if (a, b) != (0, 3)]
+    assert not planar(_graph(k33_subdivided))
+    wheel = [(0, i) for i in range(1, 9)] + [(i, i % 8 + 1) for i in range(1, 9)]
+    grid = [((x, y), (x + 1, y)) for x in range(4) for y in range(5)] + \
+        [((x, y), (x, y + 1)) for x in range(5) for y in range(4)]
+    octahedron = [(a, b) for a, b in itertools.combinations(range(6), 2) if abs(a - b) != 3]
+    assert planar(_graph(wheel)) and planar(_graph(grid)) and planar(_graph(octahedron))
+    two_blocks = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)]   # joined at a cut node
+    assert planar(_graph(two_blocks))
+
+
+def test_random_triangulations_are_planar_and_one_more_edge_is_not():
+    import itertools
+    import random
+    rng = random.Random(3)
+    for _ in range(50):
+        edges, faces, n = [(0, 1), (1, 2), (0, 2)], [(0, 1, 2), (0, 1, 2)], 3
+        for _ in range(rng.randint(1, 15)):
+            a, b, c = faces.pop(rng.randrange(len(faces)))
+            edges += [(a, n), (b, n), (c, n)]
+            faces += [(a, b, n), (b, c, n), (a, c, n)]
+            n += 1
+        adj = _graph(edges)
+        assert F["planar"](adj)
+        # a triangulation has 3n - 6 edges: one more cannot be drawn without a crossing
+        missing = [(a, b) for a, b in itertools.combinations(range(n), 2) if b not in adj[a]]
+        if missing:
+            assert not F["planar"](_graph(edges + [rng.choice(missing)]))
