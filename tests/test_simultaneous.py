@@ -95,3 +95,21 @@ def test_choices_that_could_see_each_other_are_rejected(tmp_path, stuff, message
     with pytest.raises(atoll.SpecError) as e:
         atoll.compile_spec(p)
     assert any(d.code == "A0107" and message in d.message for d in e.value.diagnostics), str(e.value)
+
+
+def test_chance_on_entering_a_simultaneous_stage_in_both_chance_modes():
+    import random
+    g = atoll.load(Path(__file__).parent / "good" / "secret_cards.atoll", players=3)
+    for mode in ("auto", "explicit"):
+        s = g.new_initial_state(seed=2, chance=mode)
+        rng = random.Random(0)
+        kinds = []
+        while not s.is_terminal():
+            cp = s.current_player()
+            kinds.append(cp)
+            s.apply_action(s.sample_chance() if cp == atoll.CHANCE else rng.choice(s.legal_actions()))
+            assert g.state_from_json(s.to_json()) == s
+        if mode == "explicit":
+            assert kinds[:3] == [atoll.CHANCE] * 3 and kinds[3] == atoll.SIMULTANEOUS
+        else:
+            assert kinds[0] == atoll.SIMULTANEOUS and atoll.CHANCE not in kinds
