@@ -215,6 +215,8 @@ def print_summary(r: dict) -> None:
 
 
 def cmd_simulate(args) -> int:
+    if args.n < 1:
+        return _usage_error(f"-n must be at least 1, not {args.n}")
     try:
         game = pipeline.load(args.spec, args.players, _options(args.option))
     except SpecError as e:

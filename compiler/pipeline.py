@@ -201,7 +201,8 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     errors = []
     if not isinstance(players, int) or not lo <= players <= hi:
         errors.append(Diagnostic("A0302", f"{prog.title} is played by {lo} to {hi} players, "
-                                 f"not {players}", None, f"choose --players between {lo} and {hi}"))
+                                 f"not {players!r}", None,
+                                 f"give a whole number between {lo} and {hi} (--players on the command line)"))
     chosen = {}
     for name, raw in (options or {}).items():
         if name not in prog.options:
