@@ -253,14 +253,9 @@ class Lowerer:
         """The slot expression of an lvalue and its index expressions."""
         if ("state", lv.name) in self.layout.slots:
             base = f"S[{self.layout.slots[('state', lv.name)]}]"
-        else:
-            slot = next(i for k, i in self.layout.slots.items()
-                        if k[0] == "phase" and k[2] == lv.name and self._phase_has(k[1], lv))
-            base = f"S[{slot}]"
+        else:   # a variable of the phase being lowered
+            base = f"S[{self.layout.slots[('phase', self.current_phase, lv.name)]}]"
         return base, [self.ex(i) for i in lv.indices]
-
-    def _phase_has(self, phase: str, lv: A.LValue) -> bool:
-        return phase == self.current_phase
 
     def read(self, lv: A.LValue) -> str:
         base, idx = self.place(lv)

@@ -75,6 +75,10 @@ _KIND_WORD = {
 }
 
 
+# Declarations a spec has at most once, and the Program field that holds each.
+_SINGLE = {A.TeamsDecl: "teams", A.SetupDecl: "setup", A.FlowDecl: "flow", A.ScoreDecl: "score"}
+
+
 def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program:
     """Sort declarations by kind; report duplicates and missing essentials."""
     prog = Program(file, sources)
@@ -124,17 +128,15 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             claim(it.name, it, prog.consts)
         elif isinstance(it, A.DefDecl):
             claim(it.name, it, prog.defs)
-        elif isinstance(it, A.TeamsDecl):
-            if prog.teams is not None:
-                rep.add("A0102", "teams are declared twice", it.span)
-            prog.teams = it
+        elif isinstance(it, (A.TeamsDecl, A.SetupDecl, A.FlowDecl, A.ScoreDecl)):
+            attr = _SINGLE[type(it)]
+            if getattr(prog, attr) is not None:
+                rep.add("A0102", f"`{attr}` is declared twice", it.span,
+                        f"the first declaration is at {getattr(prog, attr).span}")
+            setattr(prog, attr, it)
         elif isinstance(it, A.StateDecl):
             for v in it.vars:
                 claim(v.name, v, prog.state)
-        elif isinstance(it, A.SetupDecl):
-            if prog.setup is not None:
-                rep.add("A0102", "setup is declared twice", it.span)
-            prog.setup = it
         elif isinstance(it, A.PhaseDecl):
             if it.name in prog.phases:
                 rep.add("A0102", f"phase `{it.name}` is defined twice", it.span)
@@ -147,19 +149,10 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
                 if a.name in prog.actions:
                     rep.add("A0102", f"action `{a.name}` is defined twice", a.span)
                 prog.actions[a.name] = (it.name, a)
-        elif isinstance(it, A.FlowDecl):
-            if prog.flow is not None:
-                rep.add("A0102", "the flow is declared twice", it.span)
-            prog.flow = it
         elif isinstance(it, A.EndingDecl):
             if it.name in prog.endings:
                 rep.add("A0102", f"ending `{it.name}` is defined twice", it.span)
             prog.endings[it.name] = it
-        elif isinstance(it, A.ScoreDecl):
-            if prog.score is not None:
-                rep.add("A0102", "the score is declared twice", it.span,
-                        f"the first declaration is at {prog.score.span}")
-            prog.score = it
         elif isinstance(it, A.PropertyDecl):
             if it.name in prog.properties:
                 rep.add("A0102", f"property `{it.name}` is defined twice", it.span)
