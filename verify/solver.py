@@ -9,7 +9,7 @@ from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
-from atoll.verify.z3sem import TRUE, Coll, Unsupported, Z3Eval, eq, ite, simp
+from atoll.verify.z3sem import TRUE, Coll, SMap, Unsupported, Z3Eval, eq, ite, simp
 
 
 class _Query:
@@ -47,10 +47,12 @@ class _Query:
             return v
         dom = ev.ev(d, self.env)
         items = dom.items if isinstance(dom, Coll) else [(k, c) for k, _, c in dom.entries]
-        if T.is_collection(t):
+        if self._structured(t):
+            # One of the items, whole: a selector picks it (a collection, or a
+            # record holding one, has no free z3 value).
             if not items:
                 self.constraints.append(z3.BoolVal(False))
-                return Coll(t[0], [])
+                return self._nothing(t)
             sel = z3.Int(f"{b.name}!choice")
             out = items[-1][0]
             for i in range(len(items) - 2, -1, -1):
@@ -61,6 +63,20 @@ class _Query:
         self.constraints.append(ev.domain(t, v))
         self.constraints.append(z3.Or([z3.And(c, eq(x, v)) for x, c in items] + [z3.BoolVal(False)]))
         return v
+
+    def _structured(self, t) -> bool:
+        if T.is_collection(t):
+            return True
+        if isinstance(t, tuple) and t[0] == "record":
+            return any(self._structured(ft) for _, ft in self.ev.fields(t[1]))
+        return False
+
+    def _nothing(self, t):
+        """A placeholder for a binder whose domain is empty (never read)."""
+        if t[0] == "record":
+            return tuple(self._nothing(ft) if self._structured(ft) else self.ev.fresh(ft)
+                         for _, ft in self.ev.fields(t[1]))
+        return SMap([]) if t[0] == "map" else Coll(t[0], [])
 
     def values(self, model, codec) -> dict:
         out = {}
