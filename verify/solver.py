@@ -95,6 +95,9 @@ class _Query:
         return z3.Or(diffs) if diffs else z3.BoolVal(False)
 
 
+TABLE_ROWS = 500   # a `well_defined` lists its inputs case by case up to this many
+
+
 def _outcome(r, solver) -> str:
     reason = solver.reason_unknown() if r == z3.unknown else ""
     return reason
@@ -209,15 +212,21 @@ def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_li
             if r == z3.unknown:
                 return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
     detail = {"cases": names}
-    table = {}
+    table, rows = {}, []
     for i, name in enumerate(names):   # inputs taken by each case (the first that applies)
         first = [conds[i]] + [z3.Not(c) for c in conds[:i]]
         s, r = solve(*first)
         n = 0
         while r == z3.sat and n < count_limit:
             n += 1
-            s.add(q.block(s.model()))
+            model = s.model()
+            if len(rows) < TABLE_ROWS:
+                rows.append({"case": name, "inputs": q.values(model, game.codec)})
+            s.add(q.block(model))
             r = s.check()
         table[name] = n if r == z3.unsat else f"{n}+"
     detail["inputs per case"] = table
+    # The outcome table itself (for --json and the docs), when it is small.
+    if len(rows) < TABLE_ROWS:
+        detail["table"] = sorted(rows, key=lambda row: list(row["inputs"].values()))
     return V.PROVED, detail, None
