@@ -27,7 +27,7 @@ EXAMPLES = {
     "simulate": "examples:\n  atoll simulate spec/GAME.atoll -n 1000 --players 4\n"
                 "  atoll simulate spec/GAME.atoll -n 200 --option KEY=VALUE "
                 "--players 3 --json\n"
-                "  atoll simulate spec/GAME.atoll -n 20000 --dask local\n"
+                "  atoll simulate spec/GAME.atoll -n 20000 --dask local --report balance/\n"
                 "  atoll simulate spec/GAME.atoll -n 1000000 --dask tcp://HOST:8786\n\n"
                 "Game i plays with seed SEED+i, here or on Dask: the same seed gives the same\n"
                 "summary. --dask needs the extra: pip install \"atoll[dask]\"; the workers of a\n"
@@ -170,6 +170,8 @@ def cmd_simulate(args) -> int:
     if args.workers is not None and args.dask != "local":
         return _usage_error("--workers sets the size of a new local cluster (--dask local); "
                             "a remote cluster has its own workers")
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
+        return _usage_error(f"--report takes a folder; {args.report} is a file")
     try:
         game = pipeline.load(args.spec, args.players, _options(args.option))
     except SpecError as e:
@@ -192,6 +194,14 @@ def cmd_simulate(args) -> int:
         print(json.dumps(r, indent=2))
     else:
         print_summary(r)
+    if args.report:
+        from atoll.report import write_report
+        try:
+            written = write_report(r, args.report)
+        except OSError as e:
+            print(f"atoll: cannot write the report to {args.report}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"report: {written[0]} and {written[1]}", file=sys.stderr if args.json else sys.stdout)
     return 1 if r["problems"] else 0
 
 
@@ -414,6 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=100_000,
                    help="give up a game after this many actions (default 100000)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--report", metavar="DIR", help="also write a balance report into DIR: "
+                   "report.md, report.html and SVG plots (seat advantage with a significance "
+                   "test, game lengths, scores per seat, endings)")
     p.add_argument("--dask", metavar="local|ADDRESS", help="play the games on Dask: `local` "
                    "starts a local cluster, an address such as tcp://HOST:8786 uses a running "
                    "scheduler (needs atoll[dask])")
