@@ -179,13 +179,14 @@ def cmd_simulate(args) -> int:
         return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
     prog = Progress(args.n, "simulating", None if not args.json else False)
     if args.dask is None:
-        r = simulate(game, args.n, args.seed, prog, args.max_steps)
+        r = simulate(game, args.n, args.seed, prog, args.max_steps, args.check)
     else:
         from atoll.dask_sim import DaskSetupError, simulate_dask
         try:
             r = simulate_dask(args.spec, game, args.n, args.seed, address=args.dask,
                               players=args.players, options=_options(args.option), progress=prog,
                               max_steps=args.max_steps, chunk=args.chunk, workers=args.workers,
+                              check=args.check,
                               timeout=args.dask_timeout)
         except DaskSetupError as e:
             print(f"atoll: {e}", file=sys.stderr)
@@ -424,6 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=100_000,
                    help="give up a game after this many actions (default 100000)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--check", action="store_true",
+                   help="test every `invariant` property of the spec after every action; "
+                        "a game where one fails is reported as a problem (exit 1)")
     p.add_argument("--report", metavar="DIR", help="also write a balance report into DIR: "
                    "report.md, report.html and SVG plots (seat advantage with a significance "
                    "test, game lengths, scores per seat, endings)")

@@ -43,7 +43,7 @@ def auto_chunk(n: int, workers: int) -> int:
 
 def simulate_dask(spec, game, n: int, seed: int = 0, *, address: str = "local",
                   players: Optional[int] = None, options: Optional[dict] = None,
-                  progress=None, max_steps: int = 100_000, chunk: Optional[int] = None,
+                  progress=None, max_steps: int = 100_000, chunk: Optional[int] = None, check: bool = False,
                   workers: Optional[int] = None, timeout: float = 10.0) -> dict:
     """Play ``n`` random games of ``spec`` on Dask and summarise them.
 
@@ -83,7 +83,7 @@ def simulate_dask(spec, game, n: int, seed: int = 0, *, address: str = "local",
         pieces = simulation.chunks(seed, n, size)
         [shared] = client.scatter([bundle], broadcast=True)
         futures = [client.submit(simulation.play_chunk, shared, players, options, first, count,
-                                 max_steps)
+                                 max_steps, check)
                    for first, count in pieces]
         records, done = [], 0
         if progress:

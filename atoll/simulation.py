@@ -46,29 +46,57 @@ class Record(NamedTuple):
     problem: Optional[str]
 
 
-def play_random_game(game, seed: int, max_steps: int = 100_000):
-    """One game by uniformly random agents; returns (state, steps, error)."""
+def invariants(game) -> list[tuple[str, Callable]]:
+    """The spec's `invariant` properties that apply to this player count and
+    these options, as (name, test of a state)."""
+    out = []
+    for name in game.info.get("invariants", ()):
+        when = game.ns.get(f"propw_{name}")
+        if when is None or when():
+            fn = game.ns[f"prop_{name}"]
+            out.append((name, lambda st, fn=fn: bool(fn(st.S))))
+    return out
+
+
+def _broken(checks, st) -> Optional[str]:
+    for name, holds in checks:
+        if not holds(st):
+            return name
+    return None
+
+
+def play_random_game(game, seed: int, max_steps: int = 100_000, check: bool = False):
+    """One game by uniformly random agents; returns (state, steps, error).
+    With ``check``, every invariant of the spec is tested after setup and
+    after every action; the first that fails is the game's error."""
     st = game.new_initial_state(seed=seed)
     rng = random.Random(seed)
+    checks = invariants(game) if check else []
     steps = 0
+    if checks and (bad := _broken(checks, st)):
+        return st, steps, f"invariant `{bad}` is false after setup"
     while not st.is_terminal():
         legal = st.legal_actions()
         if not legal:
             return st, steps, "deadlock: a non-terminal state has no legal action"
-        st.apply_action(legal[rng.randrange(len(legal))])
+        action = legal[rng.randrange(len(legal))]
+        st.apply_action(action)
         steps += 1
+        if checks and (bad := _broken(checks, st)):
+            return st, steps, f"invariant `{bad}` is false after action {steps}, {action}"
         if steps >= max_steps:
             return st, steps, f"no end after {max_steps} actions"
     return st, steps, None
 
 
 def play_games(game, seeds: Iterable[int], max_steps: int = 100_000,
-               on_game: Optional[Callable[[int], None]] = None) -> list[Record]:
-    """Play one random game per seed; ``on_game(k)`` after the k-th game."""
+               on_game: Optional[Callable[[int], None]] = None, check: bool = False) -> list[Record]:
+    """Play one random game per seed; ``on_game(k)`` after the k-th game.
+    ``check``: test the spec's invariants at every step (see play_random_game)."""
     out = []
     for k, s in enumerate(seeds, 1):
         try:
-            st, steps, err = play_random_game(game, s, max_steps)
+            st, steps, err = play_random_game(game, s, max_steps, check)
         except ModelError as e:
             out.append(Record(s, 0, None, (), (), f"model error: {e}"))
         else:
@@ -146,11 +174,12 @@ def outcome(summary: dict) -> dict:
     return {k: v for k, v in summary.items() if k not in RUN_KEYS}
 
 
-def simulate(game, n: int, seed: int = 0, progress=None, max_steps: int = 100_000) -> dict:
+def simulate(game, n: int, seed: int = 0, progress=None, max_steps: int = 100_000,
+             check: bool = False) -> dict:
     """Play ``n`` random games here, in this process, and summarise them."""
     t0 = time.perf_counter()
     records = play_games(game, range(seed, seed + n), max_steps,
-                         progress.update if progress else None)
+                         progress.update if progress else None, check)
     return summarize(game, records, n, seed, time.perf_counter() - t0, {"name": "local"})
 
 
@@ -203,7 +232,7 @@ def game_from_bundle(bundle: SpecBundle, players: Optional[int], options: Option
 
 
 def play_chunk(bundle: SpecBundle, players: Optional[int], options: Optional[dict], first: int,
-               count: int, max_steps: int) -> list[Record]:
+               count: int, max_steps: int, check: bool = False) -> list[Record]:
     """A worker's task: games with seeds first..first+count-1 of a bundled spec."""
     game = game_from_bundle(bundle, players, options)
-    return play_games(game, range(first, first + count), max_steps)
+    return play_games(game, range(first, first + count), max_steps, check=check)

@@ -117,3 +117,34 @@ def test_cli_without_dask_says_what_to_install(monkeypatch, capsys):
 def test_cli_dask_usage_errors(extra, message, capsys):
     assert main(["simulate", str(MASTERISLANDS), "-n", "3"] + extra) == 2
     assert message in capsys.readouterr().err
+
+
+NIM_WITH_INVARIANTS = '''extends "{base}"
+
+property heap_never_negative invariant stones >= 0
+
+property heap_above_three "false once the heap is down to 3 or fewer" invariant stones > 3
+
+property only_for_three_players when player_count == 3 invariant false
+'''
+
+
+def test_check_tests_every_applicable_invariant_at_every_step(tmp_path, capsys):
+    """--check reports the first invariant that fails, with the action; an
+    invariant whose `when` does not hold for the configuration is not tested."""
+    spec = tmp_path / "nim_checked.atoll"
+    spec.write_text(NIM_WITH_INVARIANTS.format(base=(SPEC.parent / "tests/good/nim.atoll").as_posix()))
+    game = atoll.load(spec, players=2)
+    assert [n for n, _ in simulation.invariants(game)] == ["heap_never_negative", "heap_above_three"]
+    records = simulation.play_games(game, range(5), check=True)
+    assert all(r.problem and r.problem.startswith("invariant `heap_above_three` is false after action")
+               for r in records)
+    assert all(r.problem is None for r in simulation.play_games(game, range(5)))   # unchecked: no problem
+    assert main(["simulate", str(spec), "-n", "3", "--check", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["problems"]) == 3 and "heap_above_three" in out["problems"][0]["problem"]
+
+
+def test_check_passes_on_a_shipped_game(capsys):
+    assert main(["simulate", str(SPEC / "kanaloa.atoll"), "-n", "3", "--check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["finished"] == 3
