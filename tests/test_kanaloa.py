@@ -294,3 +294,24 @@ def test_fill_rule_table_agrees_with_the_model(games):
     assert outcome(g, "main", 2, [3, 1, 1]) == "nothing"
     assert outcome(g, "small", 1, [1, 1, 0]) == "nothing"
     assert outcome(g, "main", 4, [1, 1, 1]) == "stone"
+
+
+# ---------------------------------------------------------------- the board is data
+
+def test_board_properties_judge_whatever_board_is_loaded(tmp_path):
+    """A variant can swap in another board (say, the real one once known):
+    the board properties then check it. Here the Lusepil-Nuridan place is
+    moved to join Nuridan and Opodopo a second time: still 37 places, but
+    Lusepil has 6 and Opodopo 6, which the degree property catches."""
+    from atoll.verify.runner import run
+    board = json.loads(json.dumps(BOARD))
+    board["bridge_places"] = board["bridge_places"][1:] + [["Nuridan", "Opodopo"]]
+    (tmp_path / "board.json").write_text(json.dumps(board))
+    variant = tmp_path / "other_board.atoll"
+    variant.write_text(f'extends "{KANALOA.as_posix()}"\n\n'
+                       'override links\n'
+                       'data links: list[list[str]] from "board.json" key "bridge_places"\n')
+    results = {r.property: r.verdict for r in
+               run(str(variant), only=["board_kinds", "board_degrees", "board_connected", "board_planar"])}
+    assert results == {"board_kinds": "PROVED", "board_degrees": "VIOLATED",
+                       "board_connected": "PROVED", "board_planar": "PROVED"}
