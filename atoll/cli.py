@@ -289,7 +289,13 @@ def _detail_text(r) -> str:
     if "z3" in d and r.verdict != "PROVED":
         return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
     if "inputs per case" in d:
-        return "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
+        text = "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
+        by = d.get("inputs per case by")
+        if by:
+            for value, counts in by["groups"].items():
+                text += f"\n{'':<29}{by['binder']} = {value}: " + \
+                    ", ".join(f"{k} {v}" for k, v in counts.items())
+        return text
     if "witnesses" in d:
         ws = d["witnesses"]
         return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \

@@ -226,7 +226,16 @@ def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_li
             r = s.check()
         table[name] = n if r == z3.unsat else f"{n}+"
     detail["inputs per case"] = table
-    # The outcome table itself (for --json and the docs), when it is small.
-    if len(rows) < TABLE_ROWS:
-        detail["table"] = sorted(rows, key=lambda row: list(row["inputs"].values()))
+    # The outcome table itself (for --json and the docs), when it is small,
+    # and the counts split by the first binder's value when it takes several.
+    if len(rows) < TABLE_ROWS and all(isinstance(v, int) for v in table.values()):
+        detail["table"] = rows
+        first = pr.binders[0].name
+        groups: dict = {}
+        for row in rows:
+            counts = groups.setdefault(row["inputs"][first], dict.fromkeys(names, 0))
+            counts[row["case"]] += 1
+        if len(groups) > 1:
+            order = sorted(groups, key=lambda v: (0, int(v), "") if v.lstrip("-").isdigit() else (1, 0, v))
+            detail["inputs per case by"] = {"binder": first, "groups": {v: groups[v] for v in order}}
     return V.PROVED, detail, None
