@@ -1,7 +1,8 @@
 """Kanaloa rules: each worked example of the rulebook played on the model,
 from purpose-made positions on the board the spec loads.
 
-Bridge places are numbered by their position in spec/data/kanaloa_board.json:
+The spec names a bridge place by the two islands it joins; these tests number
+them by their position in spec/data/kanaloa_board.json (see P):
 Lusepil's are 0-6 (0 leads to Nuridan), Nuridan's 0, 7, 13, 19, 32, Opodopo's
 1, 7, 8, 20, 25, Kemu's 25, 26, 27 and Ahuna's 2, 8, 9, 21, 26."""
 import json
@@ -12,13 +13,27 @@ import atoll
 from helpers import KANALOA, position
 
 
+BOARD = json.loads((KANALOA.parent / "data" / "kanaloa_board.json").read_text())
+
+
+def P(n: int) -> tuple:
+    """Bridge place number n of the board data, as the model names it."""
+    return tuple(BOARD["bridge_places"][n])
+
+
 @pytest.fixture(scope="module")
 def games():
     return {n: atoll.load(KANALOA, players=n) for n in (3, 4)}
 
 
 def bridges_map(owners: dict[int, list[int]]) -> list:
-    return sorted([b, p] for p, places in owners.items() for b in places)
+    """The JSON of the `bridges` map: place number -> owner, for the given owners."""
+    return sorted([list(P(b)), p] for p, places in owners.items() for b in places)
+
+
+def places(state_bridges) -> list[int]:
+    """The place numbers of a `bridges` map read back from JSON."""
+    return sorted(BOARD["bridge_places"].index(k) for k, _ in state_bridges)
 
 
 def at(game, phase="play", player=0, **values):
@@ -39,13 +54,14 @@ def fill(game, owners, island, place, hand=None):
     hands = [[island] + (hand or [])] + [[] for _ in range(n - 1)]
     st = at(game, bridges=bridges_map(owners), hand=hands)
     build = next(a for a in st.legal_actions()
-                 if a.kind == "build" and a.params == (island, place))
+                 if a.kind == "build" and a.params == (island, P(place)))
     st.apply_action(build)
     return st
 
 
 def removal_choices(state):
-    return sorted(a.params[0] for a in state.legal_actions() if a.kind == "remove_bridge")
+    return sorted(BOARD["bridge_places"].index(list(a.params[0]))
+                  for a in state.legal_actions() if a.kind == "remove_bridge")
 
 
 # ---------------------------------------------------------------- relative majority, chosen
@@ -57,8 +73,8 @@ def test_big_island_2_1_1_1_active_player_chooses(games):
     st = fill(g, {0: [13], 1: [19], 2: [32], 3: [7]}, "Nuridan", 0)
     assert kinds(st) == ["remove_bridge"]            # the removal comes first
     assert removal_choices(st) == [7, 19, 32]
-    st.apply_action(next(a for a in st.legal_actions() if a.params == (19,)))
-    assert [b for b, _ in value(g, st, "bridges")] == [0, 7, 13, 32]
+    st.apply_action(next(a for a in st.legal_actions() if a.params == (P(19),)))
+    assert places(value(g, st, "bridges")) == [0, 7, 13, 32]
     assert "finish" in kinds(st)                     # the turn continues
     assert value(g, st, "stones") == []
 
@@ -86,7 +102,7 @@ def test_lusepil_sole_relative_majority(games, players, owners):
 def test_shared_majority_removes_the_single_bridge(games, players, island, owners, removed):
     g = games[players]
     st = fill(g, owners, island, 0)
-    left = [b for b, _ in value(g, st, "bridges")]
+    left = places(value(g, st, "bridges"))
     assert removed not in left
     assert sorted(left) == sorted([0] + [b for bs in owners.values() for b in bs if b != removed])
     assert "remove_bridge" not in kinds(st)
@@ -125,12 +141,11 @@ def test_absolute_majority_stone_and_cascade(games):
     owners = {0: [1, 20], 1: [8, 9, 21], 2: [7]}
     hands = [["Opodopo"], [], []]
     st = at(g, bridges=bridges_map(owners), hand=hands, stones=[["Ahuna", 1]])
-    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", 25)))
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", P(25))))
     assert value(g, st, "stones") == [["Opodopo", 0]]
     assert bridges_map({0: [1, 20, 25], 1: [9, 21]}) == value(g, st, "bridges")
 
 
-BOARD = json.loads((KANALOA.parent / "data" / "kanaloa_board.json").read_text())
 # Player 0's bridges in a position where they hold 10 islands by absolute
 # majority (found by a search over the board data), Opodopo at 2 of 5.
 TEN = [0, 1, 2, 3, 5, 9, 10, 11, 12, 13, 14, 16, 17, 19, 20, 21, 23, 26, 27]
@@ -153,7 +168,7 @@ def test_eleventh_island_wins_at_once(games):
     held = majorities(TEN)
     assert len(held) == 10 and "Opodopo" not in held
     st = at(g, bridges=bridges_map({0: TEN}), hand=[["Opodopo"], [], []], stones=[[i, 0] for i in held])
-    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", 25)))
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", P(25))))
     assert st.is_terminal()
     assert st.returns() == [1.0, -1.0, -1.0]
 
@@ -164,7 +179,7 @@ def test_tenth_island_is_not_yet_a_win(games):
     held = majorities(mine)
     assert len(held) == 9 and "Opodopo" not in held
     st = at(g, bridges=bridges_map({0: mine}), hand=[["Opodopo"], [], []], stones=[[i, 0] for i in held])
-    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", 25)))
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "build" and a.params == ("Opodopo", P(25))))
     assert not st.is_terminal()
     assert [i for i, _ in value(g, st, "stones")] == sorted(held + ["Opodopo"])
 
@@ -177,11 +192,11 @@ def test_bridge_exchange_pairs(games):
     g = games[3]
     hands = [["Nuridan", "Nuridan", "Opodopo", "Opodopo"], [], []]
     st = at(g, bridges=bridges_map({1: [7]}), hand=hands)
-    pairs = sorted(a.params[1] for a in st.legal_actions() if a.kind == "exchange" and a.params[0] == 7)
+    pairs = sorted(a.params[1] for a in st.legal_actions() if a.kind == "exchange" and a.params[0] == P(7))
     assert pairs == [("Nuridan", "Nuridan"), ("Nuridan", "Opodopo"), ("Opodopo", "Opodopo")]
     st.apply_action(next(a for a in st.legal_actions()
-                         if a.kind == "exchange" and a.params == (7, ("Nuridan", "Opodopo"))))
-    assert value(g, st, "bridges") == [[7, 0]]
+                         if a.kind == "exchange" and a.params == (P(7), ("Nuridan", "Opodopo"))))
+    assert value(g, st, "bridges") == bridges_map({0: [7]})
     assert value(g, st, "hand")[0] == ["Nuridan", "Opodopo"]
 
 
@@ -199,10 +214,10 @@ def test_out_of_bridges(games):
     st = at(g, bridges=bridges_map({0: mine}), hand=[["Fetu", "Fetu"], [], []],
             stones=[])
     assert "build" not in kinds(st)
-    recall = next(a for a in st.legal_actions() if a.kind == "recall" and a.params == ("Fetu", 14))
+    recall = next(a for a in st.legal_actions() if a.kind == "recall" and a.params == ("Fetu", P(14)))
     st.apply_action(recall)
-    places = sorted(a.params[1] for a in st.legal_actions() if a.kind == "build")
-    assert 14 not in places and places   # another of Fetu's free places is fine
+    free = [a.params[1] for a in st.legal_actions() if a.kind == "build"]
+    assert P(14) not in free and free   # another of Fetu's free places is fine
 
 
 def test_hand_limit_and_making_room(games):
