@@ -1,0 +1,148 @@
+"""The documentation site, built as CI builds it: Sphinx with every warning
+an error (-W) and every reference checked (-n). Every rule of every spec
+must appear on its generated pages, and the pictures must show the model's
+positions. The verification budget is reduced (stated on the pages) to keep
+the build quick; `atoll docs` uses the full one."""
+import html
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest.importorskip("sphinx", reason="the docs extra (Sphinx) is not installed")
+pytest.importorskip("myst_parser", reason="the docs extra (myst-parser) is not installed")
+
+from atoll.docgen import rulebook, site   # noqa: E402
+from helpers import ROOT                   # noqa: E402
+
+GAMES = 10     # games per property checked by play, for this build
+SEED = 4       # the seed of the example positions
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html",
+           "-d", str(out / "doctrees"), "-D", f"atoll_verify_games={GAMES}",
+           "-D", f"atoll_example_seed={SEED}", "-D", "atoll_dashboard_variants=0",
+           str(ROOT / "docs"), str(out / "html")]
+    # cwd elsewhere: in the checkout, the folder atoll/ would shadow the package
+    r = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
+    return out / "html"
+
+
+def text_of(path) -> str:
+    """A page's words, as a reader sees them (Sphinx's curly quotes made straight)."""
+    raw = path.read_text(encoding="utf-8")
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", raw))
+    text = text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"',
+                                         "\u201d": '"', "\u2013": "--", "\u2014": "---",
+                                         "\u2026": "..."}))
+    return " ".join(text.split())
+
+
+def words(s: str) -> str:
+    return " ".join(s.split())
+
+
+def rules(doc):
+    """(what, name, text) of every rule a page must show."""
+    p = doc.prog
+    for ph in p.phases.values():
+        yield "phase", ph.name, ph.notes.summary
+        for a in ph.actions:
+            yield "action", a.name, a.notes.summary
+            for g in a.guards:
+                yield "condition", "", g.notes.summary
+    for en in p.endings.values():
+        yield "ending", en.name, en.notes.summary
+    for o in p.options.values():
+        yield ("house rule" if o.kind == "house" else "option"), o.name, o.notes.summary
+    for kind, name, notes in rulebook.assumptions(doc):
+        yield "assumption", "", notes.assumption
+    for u in p.unmodelled.values():
+        yield "unmodelled", u.name, u.notes.summary
+
+
+def test_every_rule_of_every_game_is_on_both_editions(built):
+    entries = site.discover(["spec"], ROOT)
+    assert entries
+    for e in entries:
+        doc = rulebook.load(e.path)
+        for edition in ("players", "designer"):
+            text = text_of(built / "games" / e.slug / f"{edition}.html")
+            for what, name, summary in rules(doc):
+                assert not name or name in text, f"{e.slug} {edition}: {what} {name} is missing"
+                assert words(summary) in text, f"{e.slug} {edition}: the text of {what} {name} is missing"
+        designer = text_of(built / "games" / e.slug / "designer.html")
+        for pr in doc.prog.properties.values():
+            assert pr.name in designer and words(pr.notes.summary) in designer
+
+
+def test_every_variant_page_shows_what_it_changes(built):
+    from atoll.docgen import variants
+    for e in site.discover(["spec"], ROOT):
+        for v in e.variants:
+            text = text_of(built / "games" / e.slug / "variants" / f"{v.stem}.html")
+            found = variants.changes(rulebook.load(v))
+            assert found
+            for what, new, old in found:
+                assert new.name in text and words(new.notes.summary) in text
+
+
+def test_verdicts_are_shown_with_their_budget(built):
+    dash = (built / "games" / "dashboard.html").read_text(encoding="utf-8")
+    assert f"Budget: {GAMES} random games per property" in text_of(built / "games" / "dashboard.html")
+    doc = rulebook.load(ROOT / "spec" / "masterislands.atoll")
+    badges = re.findall(r'class="atoll-verdict atoll-verdict-(\w[\w-]*)', dash)
+    # a badge per property per configuration in which it applies
+    assert len(badges) >= len(doc.prog.properties) * 2
+    assert {"proved", "witness"} <= set(badges)
+    designer = (built / "games" / "masterislands" / "designer.html").read_text(encoding="utf-8")
+    assert "atoll-verdict-proved" in designer
+
+
+def test_pictures_show_the_position_the_model_deals(built):
+    import atoll
+    images = built / "_images"
+    game = atoll.load(ROOT / "spec" / "masterislands.atoll", players=2)
+    board = game.new_initial_state(seed=SEED).observation(0)["state"]["board"]
+    setup = ET.parse(images / "masterislands-setup-board.svg").getroot()
+    cells = [r for r in setup.iter("{http://www.w3.org/2000/svg}rect") if r.get("rx") == "6"]
+    assert len(cells) == len(board) == 1
+    example = ET.parse(images / "masterislands-const-example_board.svg").getroot()
+    assert len([r for r in example.iter("{http://www.w3.org/2000/svg}rect") if r.get("rx") == "6"]) == 5
+    for name in ("masterislands-example-before-board.svg", "masterislands-example-after-board.svg",
+                 "pipeline.svg"):
+        ET.parse(images / name)   # well-formed
+
+
+def test_reference_pages_come_from_the_code(built):
+    from atoll.diagnostics import CODES
+    for code, (_, title, text) in CODES.items():
+        page = text_of(built / "diagnostics" / f"{code}.html")
+        assert title in page and words(text) in page
+    cli = text_of(built / "cli.html")
+    for cmd in ("check", "verify", "play", "simulate", "docs", "lower", "explain"):
+        assert f"atoll {cmd}" in cli
+    api = text_of(built / "api.html")
+    for name in ("load", "new_initial_state", "legal_actions", "apply_action", "IllegalAction"):
+        assert name in api
+
+
+def test_atoll_docs_builds_a_site_for_a_spec_with_a_graph(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "atoll.cli", "docs", str(ROOT / "tests" / "docs" / "ferry.atoll"),
+                        "-o", str(tmp_path / "site"), "--strict", "--games", "2"],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    out = tmp_path / "site"
+    assert (out / "games" / "ferry" / "players.html").is_file()
+    graphs = list((out / "_images").glob("ferry-graph-*.svg"))
+    assert len(graphs) == 1
+    players = text_of(out / "games" / "ferry" / "players.html")
+    assert "Cross to a neighbour of the ferry's island." in players and "ferry-graph" in \
+        (out / "games" / "ferry" / "players.html").read_text()
