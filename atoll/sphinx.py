@@ -49,6 +49,20 @@ STATIC = Path(__file__).parent / "sphinx_static"
 PICTURES = "_atoll"
 
 
+def toolchain_files() -> list[str]:
+    """The source of the packages a generated page depends on: a page is
+    rebuilt when the toolchain that wrote it changes, not only its spec."""
+    import atoll.compiler
+    import atoll.docgen
+    import atoll.grammar
+    import atoll.verify
+    out = []
+    for pkg in (atoll.grammar, atoll.compiler, atoll.verify, atoll.docgen):
+        folder = Path(pkg.__file__).parent
+        out += [str(f) for f in sorted(folder.glob("*.py")) + sorted(folder.glob("*.lark"))]
+    return out
+
+
 # ---------------------------------------------------------------- roles
 
 def atoll_code_role(name, rawtext, text, lineno, inliner, options=None, content=()):
@@ -103,10 +117,8 @@ class _AtollDirective(SphinxDirective):
             doc = rulebook.load(path)
         except SpecError as e:
             raise self.error(f"{path}: the spec has errors:\n{e}") from None
-        for f in doc.prog.sources:
+        for f in rulebook.input_files(doc.comp) + toolchain_files():
             self.env.note_dependency(str(Path(f).resolve()))
-        for d in doc.prog.data.values():
-            self.env.note_dependency(str((Path(d.span.file).parent / d.path).resolve()))
         return doc
 
     def context(self) -> editions.Context:
@@ -231,6 +243,10 @@ class DiagnosticDirective(_AtollDirective):
         from atoll.docgen import codes
         examples = self.config.atoll_diagnostic_examples
         folder = (Path(self.env.atoll_confdir) / examples).resolve() if examples else None
+        import atoll.diagnostics
+        for f in [atoll.diagnostics.__file__] + (sorted(map(str, folder.glob("*.atoll")))
+                                                 if folder and folder.is_dir() else []):
+            self.env.note_dependency(str(Path(f).resolve()))
         try:
             text = codes.code_page(self.arguments[0], folder)
         except KeyError:
@@ -246,7 +262,9 @@ class DiagnosticsDirective(_AtollDirective):
 
 class CliDirective(_AtollDirective):
     def run(self):
+        import atoll.cli
         from atoll.docgen import cli
+        self.env.note_dependency(str(Path(atoll.cli.__file__).resolve()))
         return self.render(cli.reference())
 
 

@@ -154,16 +154,31 @@ def _bounds(spec: A.Spec, n_lines: int) -> dict[tuple, int]:
 _LOADED: dict = {}
 
 
+def input_files(comp) -> list[str]:
+    """Every file a compiled spec was read from: sources and data files."""
+    prog = comp.program
+    return sorted(set(prog.sources) | {str(Path(d.span.file).parent / d.path)
+                                       for d in prog.data.values()})
+
+
+def _digest(files) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            h.update(Path(f).read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
 def load(path) -> SpecDoc:
     """Compile ``path`` (raises ``SpecError``) and index its source;
     cached by the contents of every file it reads."""
     path = Path(path).resolve()
-    comp = pipeline.compile_spec(path)
-    digest = hashlib.sha256("\0".join(f"{k}\0{v}" for k, v in sorted(comp.program.sources.items()))
-                            .encode()).hexdigest()
     hit = _LOADED.get(str(path))
-    if hit is not None and hit[0] == digest:
-        return hit[1]
+    if hit is not None and _digest(hit[1]) == hit[0]:
+        return hit[2]
+    comp = pipeline.compile_spec(path)
     files, ends = {}, {}
     for name, text in comp.program.sources.items():
         spec = parse(text, name, Reporter())
@@ -176,7 +191,8 @@ def load(path) -> SpecDoc:
     if ext:
         base = (path.parent / ext[0].path).resolve()
     doc = SpecDoc(path, comp, files, ends, base)
-    _LOADED[str(path)] = (digest, doc)
+    read = input_files(comp)
+    _LOADED[str(path)] = (_digest(read), read, doc)
     return doc
 
 
