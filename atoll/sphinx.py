@@ -107,6 +107,13 @@ class _AtollDirective(SphinxDirective):
         return [f".. figure:: /{PICTURES}/{name}.svg", f"   :alt: {name}", "",
                 f"   {caption}", ""]
 
+    def shown_path(self, path: Path) -> str:
+        """A spec's path as a page shows it: from the project's root (the
+        folder above the docs), or just its name when it lies elsewhere."""
+        root = Path(self.env.atoll_confdir).resolve().parent
+        path = Path(path).resolve()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
     def spec_path(self, arg: str) -> Path:
         _, abs_path = self.env.relfn2path(arg, self.env.docname)
         return Path(abs_path)
@@ -123,7 +130,8 @@ class _AtollDirective(SphinxDirective):
 
     def context(self) -> editions.Context:
         cfg = self.config
-        ctx = editions.Context(picture=self.picture, example_seed=cfg.atoll_example_seed)
+        ctx = editions.Context(picture=self.picture, example_seed=cfg.atoll_example_seed,
+                               shown_path=self.shown_path)
         if cfg.atoll_verify:
             cache = site.result_cache(self.env, cfg)
             ctx.budget = cache.budget

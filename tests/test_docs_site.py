@@ -119,6 +119,12 @@ def test_pictures_show_the_position_the_model_deals(built):
     for name in ("masterislands-example-before-board.svg", "masterislands-example-after-board.svg",
                  "pipeline.svg"):
         ET.parse(images / name)   # well-formed
+    # a play counterexample is drawn where the property fails
+    designer = (built / "games" / "masterislands" / "designer.html").read_text(encoding="utf-8")
+    for prop in re.findall(r"Counterexample: (\w+)", designer):
+        drawn = list(images.glob(f"masterislands-cx-{prop}-*.svg"))
+        assert drawn, prop
+        ET.parse(drawn[0])
 
 
 def test_reference_pages_come_from_the_code(built):

@@ -46,6 +46,7 @@ class Context:
     results: Optional[Callable] = None
     example_seed: int = 1
     budget: object = None        # the verification budget, to state on the page
+    shown_path: Optional[Callable] = None   # how a spec's path is written on a page
 
 
 def players_edition(doc: SpecDoc, ctx: Context) -> str:

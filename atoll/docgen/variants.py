@@ -72,7 +72,7 @@ def variant_page(doc: SpecDoc, ctx) -> str:
         out += [f"For {lo} players and the variant's default options.", ""]
         out += verdicts.budget_note(ctx) + verdicts.results_table(results)
         for r in results:
-            out += verdicts.counterexample(r)
+            out += verdicts.counterexample(r, doc, ctx)
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,8 @@ which the Sphinx extension colours by verdict and by whether it is the one
 the spec expects."""
 from __future__ import annotations
 
+from typing import Optional
+
 from atoll.docgen.rst import code_block, esc, heading, indent, label, lit, table
 from atoll.docgen.rulebook import SpecDoc, notes_block
 
@@ -45,7 +47,11 @@ def results_table(results) -> list[str]:
                   "how"], rows, [14, 6, 12, 10, 16, 8, 7, 27], classes="atoll-results")
 
 
-def counterexample(r) -> list[str]:
+def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
+    """A counterexample as a person follows it: the inputs, or the moves
+    from the start with the rule each one follows and what it changed, the
+    position where the property fails (drawn, when the state has a grid),
+    and the test that replays it."""
     cx = r.counterexample
     if not cx:
         return []
@@ -65,8 +71,34 @@ def counterexample(r) -> list[str]:
         changes = step.get("changes") or {}
         if changes:
             out += [""] + [f"   - ``{k}`` = {esc(v)}" for k, v in changes.items()] + [""]
-    out += ["", "Replayed as a regression test:", ""] + code_block(cx["pytest"], "python")
+    out.append("")
+    if doc is not None and ctx is not None:
+        out += _final_position(r, doc, ctx)
+    test = cx["pytest"]
+    if doc is not None and ctx is not None and ctx.shown_path is not None:
+        test = test.replace(repr(str(doc.path)), repr(ctx.shown_path(doc.path)))
+    out += ["Replayed as a regression test:", ""] + code_block(test, "python")
     return out
+
+
+def _final_position(r, doc: SpecDoc, ctx) -> list[str]:
+    """The position where the property fails, replayed from the trace."""
+    from atoll.docgen import figures
+    cx = r.counterexample
+    ids = [s["id"] for s in cx["steps"]]
+    for chance in ("auto", "explicit"):
+        try:
+            game = doc.game(r.players, r.options)
+            state = game.new_initial_state(seed=cx["seed"], chance=chance)
+            for i in ids:
+                state.apply_action(i)
+        except Exception:   # this trace is not replayed in this chance mode
+            continue
+        player = next((s["player"] for s in reversed(cx["steps"]) if s["player"] >= 0), 0)
+        return figures.position_pictures(doc, ctx, game, state, player,
+                                         f"{doc.slug}-cx-{r.property}-{r.players}",
+                                         f"where ``{r.property}`` fails (as player {player} sees it)")
+    return []
 
 
 def properties_section(doc: SpecDoc, ctx) -> list[str]:
@@ -100,7 +132,7 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
             "dashboard.", ""]
     out += budget_note(ctx) + results_table(results)
     for r in results:
-        out += counterexample(r)
+        out += counterexample(r, doc, ctx)
     return out
 
 
