@@ -17,6 +17,7 @@ from atoll.compiler import pipeline
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
 from atoll.diagnostics import SpecError, render_all
 from atoll import render
+from atoll.simulation import play_random_game, simulate  # noqa: F401 (the local engine)
 
 EXAMPLES = {
     "check": "examples:\n  atoll check spec/GAME.atoll\n  atoll check spec            "
@@ -25,7 +26,12 @@ EXAMPLES = {
             "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1",
     "simulate": "examples:\n  atoll simulate spec/GAME.atoll -n 1000 --players 4\n"
                 "  atoll simulate spec/GAME.atoll -n 200 --option KEY=VALUE "
-                "--players 3 --json",
+                "--players 3 --json\n"
+                "  atoll simulate spec/GAME.atoll -n 20000 --dask local --report balance/\n"
+                "  atoll simulate spec/GAME.atoll -n 1000000 --dask tcp://HOST:8786\n\n"
+                "Game i plays with seed SEED+i, here or on Dask: the same seed gives the same\n"
+                "summary. --dask needs the extra: pip install \"atoll[dask]\"; the workers of a\n"
+                "remote cluster need atoll installed.",
     "lower": "examples:\n  atoll lower spec/GAME.atoll | less",
     "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
     "docs": "examples:\n  atoll docs                        # the project's docs/ into docs/_build/html\n"
@@ -133,70 +139,6 @@ class Progress:
         sys.stderr.flush()
 
 
-def play_random_game(game, seed: int, max_steps: int = 100_000):
-    """One game by uniformly random agents; returns (state, steps, error)."""
-    st = game.new_initial_state(seed=seed)
-    rng = random.Random(seed)
-    steps = 0
-    while not st.is_terminal():
-        legal = st.legal_actions()
-        if not legal:
-            return st, steps, "deadlock: a non-terminal state has no legal action"
-        st.apply_action(legal[rng.randrange(len(legal))])
-        steps += 1
-        if steps >= max_steps:
-            return st, steps, f"no end after {max_steps} actions"
-    return st, steps, None
-
-
-def simulate(game, n: int, seed: int = 0, progress: Optional[Progress] = None,
-             max_steps: int = 100_000) -> dict:
-    """Play ``n`` random games (seeds seed..seed+n-1) and summarise them."""
-    np_ = game.num_players
-    lengths, endings, problems = [], {}, []
-    wins, draws = [0] * np_, 0
-    scores = [[] for _ in range(np_)]
-    t0 = time.perf_counter()
-    for i in range(n):
-        s = seed + i
-        try:
-            st, steps, err = play_random_game(game, s, max_steps)
-        except ModelError as e:
-            problems.append({"seed": s, "problem": f"model error: {e}"})
-            continue
-        if err:
-            problems.append({"seed": s, "problem": err})
-            continue
-        lengths.append(steps)
-        endings[st.ending()] = endings.get(st.ending(), 0) + 1
-        if st.winners():
-            for p in st.winners():
-                wins[p] += 1
-        else:
-            draws += 1
-        for p, sc in enumerate(st.scores()):
-            scores[p].append(sc)
-        if progress:
-            progress.update(i + 1)
-    dt = time.perf_counter() - t0
-    played = len(lengths)
-    actions = sum(lengths)
-    return {
-        "game": game.title, "players": np_, "options": game.options, "games": n, "seed": seed,
-        "finished": played, "problems": problems,
-        "length": {"mean": actions / played if played else 0,
-                   "min": min(lengths, default=0), "max": max(lengths, default=0)},
-        "endings": dict(sorted(endings.items(), key=lambda kv: str(kv[0]))),
-        "wins_per_seat": wins, "win_rate_per_seat": [w / played if played else 0 for w in wins],
-        "draws": draws,
-        "scores_per_seat": [{"mean": sum(s) / len(s) if s else 0, "min": min(s, default=0),
-                             "max": max(s, default=0),
-                             "histogram": {str(v): s.count(v) for v in sorted(set(s))}}
-                            for s in scores],
-        "seconds": dt, "games_per_s": n / dt if dt else 0, "actions_per_s": actions / dt if dt else 0,
-    }
-
-
 def print_summary(r: dict) -> None:
     print(f"{r['game']}: {r['games']} random games, {r['players']} players, options {r['options']}, "
           f"seeds {r['seed']}..{r['seed'] + r['games'] - 1}")
@@ -213,8 +155,11 @@ def print_summary(r: dict) -> None:
     for p in range(r["players"]):
         h = r["scores_per_seat"][p]["histogram"]
         print(f"    seat {p}: " + "  ".join(f"{k}:{v}" for k, v in h.items()))
+    eng = r.get("engine", {})
+    where = "" if eng.get("name") != "dask" else \
+        f", on Dask {eng['scheduler']} ({eng['workers']} workers, {eng['chunks']} chunks)"
     print(f"  speed: {r['games_per_s']:.1f} games/s, {r['actions_per_s']:.0f} actions/s "
-          f"({r['seconds']:.2f} s)")
+          f"({r['seconds']:.2f} s{where})")
     for p in r["problems"][:10]:
         print(f"  PROBLEM seed {p['seed']}: {p['problem']}")
 
@@ -222,17 +167,47 @@ def print_summary(r: dict) -> None:
 def cmd_simulate(args) -> int:
     if args.n < 1:
         return _usage_error(f"-n must be at least 1, not {args.n}")
+    for flag, value in (("--workers", args.workers), ("--chunk", args.chunk)):
+        if value is not None and args.dask is None:
+            return _usage_error(f"{flag} goes with --dask")
+        if value is not None and value < 1:
+            return _usage_error(f"{flag} must be at least 1, not {value}")
+    if args.workers is not None and args.dask != "local":
+        return _usage_error("--workers sets the size of a new local cluster (--dask local); "
+                            "a remote cluster has its own workers")
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
+        return _usage_error(f"--report takes a folder; {args.report} is a file")
     try:
         game = pipeline.load(args.spec, args.players, _options(args.option))
     except SpecError as e:
         print(e, file=sys.stderr)
         return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
     prog = Progress(args.n, "simulating", None if not args.json else False)
-    r = simulate(game, args.n, args.seed, prog, args.max_steps)
+    if args.dask is None:
+        r = simulate(game, args.n, args.seed, prog, args.max_steps, args.check)
+    else:
+        from atoll.dask_sim import DaskSetupError, simulate_dask
+        try:
+            r = simulate_dask(args.spec, game, args.n, args.seed, address=args.dask,
+                              players=args.players, options=_options(args.option), progress=prog,
+                              max_steps=args.max_steps, chunk=args.chunk, workers=args.workers,
+                              check=args.check,
+                              timeout=args.dask_timeout)
+        except DaskSetupError as e:
+            print(f"atoll: {e}", file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps(r, indent=2))
     else:
         print_summary(r)
+    if args.report:
+        from atoll.report import write_report
+        try:
+            written = write_report(r, args.report)
+        except OSError as e:
+            print(f"atoll: cannot write the report to {args.report}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"report: {written[0]} and {written[1]}", file=sys.stderr if args.json else sys.stdout)
     return 1 if r["problems"] else 0
 
 
@@ -319,7 +294,13 @@ def _detail_text(r) -> str:
     if "z3" in d and r.verdict != "PROVED":
         return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
     if "inputs per case" in d:
-        return "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
+        text = "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
+        by = d.get("inputs per case by")
+        if by:
+            for value, counts in by["groups"].items():
+                text += f"\n{'':<29}{by['binder']} = {value}: " + \
+                    ", ".join(f"{k} {v}" for k, v in counts.items())
+        return text
     if "witnesses" in d:
         ws = d["witnesses"]
         return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
@@ -493,6 +474,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=100_000,
                    help="give up a game after this many actions (default 100000)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--check", action="store_true",
+                   help="test every `invariant` property of the spec after every action; "
+                        "a game where one fails is reported as a problem (exit 1)")
+    p.add_argument("--report", metavar="DIR", help="also write a balance report into DIR: "
+                   "report.md, report.html and SVG plots (seat advantage with a significance "
+                   "test, game lengths, scores per seat, endings)")
+    p.add_argument("--dask", metavar="local|ADDRESS", help="play the games on Dask: `local` "
+                   "starts a local cluster, an address such as tcp://HOST:8786 uses a running "
+                   "scheduler (needs atoll[dask])")
+    p.add_argument("--workers", type=int, metavar="N", help="with --dask local: worker "
+                   "processes (default: one per core)")
+    p.add_argument("--chunk", type=int, metavar="N", help="with --dask: games per task "
+                   "(default: about 16 tasks per worker thread, 10 to 500 games each)")
+    p.add_argument("--dask-timeout", type=float, default=10.0, metavar="S",
+                   help="with --dask: seconds to wait for the scheduler and a worker (default 10)")
 
     p = add("play", "Play a game in the terminal against random agents.", cmd_play)
     game_args(p)

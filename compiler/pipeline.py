@@ -342,7 +342,8 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
                                        getattr(o, "tie", "tie")))
     info = {"reads_round": ("builtin", "current_round") in set(prog.refs.values()),
             "state_vars": [(v.name, v.scope) for v in prog.state.values()],
-            "phase_slots": sum(len(ph.vars) for ph in prog.phases.values())}
+            "phase_slots": sum(len(ph.vars) for ph in prog.phases.values()),
+            "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"]}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec_of(prog, checker), slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

@@ -40,7 +40,9 @@ class ValueCodec:
         if kind == "set":
             return [self.to_json(t[1], x) for x in sorted(v)]
         if kind == "map":
-            return [[self.to_json(t[1], k), self.to_json(t[2], x)] for k, x in v.items()]
+            # Maps have no order of their own: written in key order, so equal
+            # states always give the same JSON.
+            return [[self.to_json(t[1], k), self.to_json(t[2], x)] for k, x in sorted(v.items())]
         if kind == "player":
             return [self.to_json(t[1], x) for x in v]
         raise AssertionError(t)  # pragma: no cover
@@ -106,7 +108,7 @@ class ValueCodec:
         if kind == "set":
             return "{" + ", ".join(self.text(t[1], x) for x in sorted(v)) + "}"
         if kind == "map":
-            return "{" + ", ".join(f"{self.text(t[1], k)}: {self.text(t[2], x)}" for k, x in v.items()) + "}"
+            return "{" + ", ".join(f"{self.text(t[1], k)}: {self.text(t[2], x)}" for k, x in sorted(v.items())) + "}"
         if kind == "player":
             return "[" + ", ".join(self.text(t[1], x) for x in v) + "]"
         raise AssertionError(t)  # pragma: no cover

@@ -77,6 +77,9 @@ def _hint_for(token: Token, expected: set[str]) -> str:
         return "the declaration above is missing its closing `}`."
     if token.type == "NAME" and "EQUAL" in expected:
         return "a declaration gives its type and then `=` and a value."
+    if token.type != "NAME" and value.isidentifier() and "NAME" in expected:
+        return (f"`{value}` is a reserved word of the language and cannot name anything: "
+                f"choose another name (say `{value}_`; the list is in docs/language.md).")
     return ""
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
 MASTERISLANDS = SPEC / "masterislands.atoll"
+KANALOA = SPEC / "kanaloa.atoll"
 
 
 def card(colour: str, value: int) -> dict:
@@ -18,10 +19,11 @@ def pos(x: int, y: int) -> dict:
     return {"x": x, "y": y}
 
 
-def position(game, phase: str, player: int, **values):
+def position(game, phase: str, player: int, stage_players=None, **values):
     """A state of ``game`` in ``phase`` with ``player`` to act, the state
     variables given as JSON values (as ``to_json`` writes them), the others
-    as after setup. Built through ``state_from_json`` (without checksum)."""
+    as after setup. Built through ``state_from_json`` (without checksum).
+    ``stage_players`` is the stage's list of players (default: every seat)."""
     base = game.new_initial_state(seed=0)
     d = json.loads(base.to_json())
     del d["checksum"]
@@ -32,7 +34,7 @@ def position(game, phase: str, player: int, **values):
     for stages in [game.rounds[ri]]:
         for si, (_, phases, _kind) in enumerate(stages):
             if phase in phases:
-                players = list(range(game.num_players))
+                players = list(range(game.num_players)) if stage_players is None else list(stage_players)
                 d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False,
                                 False]
                 return game.state_from_json(json.dumps(d))

@@ -6,6 +6,7 @@ comment lines saying what the compiler must answer:
     # expect: A0201, A0203     the exact set of codes reported (first one = the main one)
     # line: 11                 the line the first expected code points at
     # did-you-mean: hand_size  (optional) the hint an A0101 must give
+    # hint: TEXT               (optional) words the message must contain
     # xfail: BUG - ...         (optional) a known toolchain bug: strict xfail
 
 ``tests/good/*.atoll``: small valid specs. Each compiles (warnings only) and
@@ -94,6 +95,8 @@ def test_bad_spec(path: Path):
     if "did-you-mean" in h:
         assert "A0101" in expected
         assert f"did you mean `{h['did-you-mean']}`?" in text, text
+    if "hint" in h:
+        assert h["hint"] in text, text
 
 
 # ---------------------------------------------------------------- load-time and API cases

@@ -206,6 +206,14 @@ def test_well_defined_cases_are_proved_with_their_table(original):
     r = original["duel_defined"]
     assert r.verdict == V.PROVED
     assert r.detail["inputs per case"] == {"first": 3, "second": 3, "even": 3}
+    # the outcome table: all 9 inputs with their case, and the counts by the first binder
+    table = {(row["inputs"]["a"], row["inputs"]["b"]): row["case"] for row in r.detail["table"]}
+    assert table == {(str(a), str(b)): "first" if a > b else "second" if b > a else "even"
+                     for a in range(3) for b in range(3)}
+    by = r.detail["inputs per case by"]
+    assert by["binder"] == "a" and list(by["groups"]) == ["0", "1", "2"]
+    assert by["groups"]["0"] == {"first": 0, "second": 2, "even": 1}
+    assert by["groups"]["2"] == {"first": 2, "second": 0, "even": 1}
 
 
 def test_a_gap_between_cases_is_violated(tmp_path):

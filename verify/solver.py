@@ -9,7 +9,7 @@ from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
-from atoll.verify.z3sem import TRUE, Coll, Unsupported, Z3Eval, eq, ite, simp
+from atoll.verify.z3sem import TRUE, Coll, SMap, Unsupported, Z3Eval, eq, ite, simp
 
 
 class _Query:
@@ -47,10 +47,12 @@ class _Query:
             return v
         dom = ev.ev(d, self.env)
         items = dom.items if isinstance(dom, Coll) else [(k, c) for k, _, c in dom.entries]
-        if T.is_collection(t):
+        if self._structured(t):
+            # One of the items, whole: a selector picks it (a collection, or a
+            # record holding one, has no free z3 value).
             if not items:
                 self.constraints.append(z3.BoolVal(False))
-                return Coll(t[0], [])
+                return self._nothing(t)
             sel = z3.Int(f"{b.name}!choice")
             out = items[-1][0]
             for i in range(len(items) - 2, -1, -1):
@@ -61,6 +63,20 @@ class _Query:
         self.constraints.append(ev.domain(t, v))
         self.constraints.append(z3.Or([z3.And(c, eq(x, v)) for x, c in items] + [z3.BoolVal(False)]))
         return v
+
+    def _structured(self, t) -> bool:
+        if T.is_collection(t):
+            return True
+        if isinstance(t, tuple) and t[0] == "record":
+            return any(self._structured(ft) for _, ft in self.ev.fields(t[1]))
+        return False
+
+    def _nothing(self, t):
+        """A placeholder for a binder whose domain is empty (never read)."""
+        if t[0] == "record":
+            return tuple(self._nothing(ft) if self._structured(ft) else self.ev.fresh(ft)
+                         for _, ft in self.ev.fields(t[1]))
+        return SMap([]) if t[0] == "map" else Coll(t[0], [])
 
     def values(self, model, codec) -> dict:
         out = {}
@@ -77,6 +93,9 @@ class _Query:
             val = self.ev.lift(t, self.ev.concrete(t, v, model))
             diffs.append(z3.Not(eq(v, val)))
         return z3.Or(diffs) if diffs else z3.BoolVal(False)
+
+
+TABLE_ROWS = 500   # a `well_defined` lists its inputs case by case up to this many
 
 
 def _outcome(r, solver) -> str:
@@ -193,15 +212,30 @@ def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_li
             if r == z3.unknown:
                 return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
     detail = {"cases": names}
-    table = {}
+    table, rows = {}, []
     for i, name in enumerate(names):   # inputs taken by each case (the first that applies)
         first = [conds[i]] + [z3.Not(c) for c in conds[:i]]
         s, r = solve(*first)
         n = 0
         while r == z3.sat and n < count_limit:
             n += 1
-            s.add(q.block(s.model()))
+            model = s.model()
+            if len(rows) < TABLE_ROWS:
+                rows.append({"case": name, "inputs": q.values(model, game.codec)})
+            s.add(q.block(model))
             r = s.check()
         table[name] = n if r == z3.unsat else f"{n}+"
     detail["inputs per case"] = table
+    # The outcome table itself (for --json and the docs), when it is small,
+    # and the counts split by the first binder's value when it takes several.
+    if len(rows) < TABLE_ROWS and all(isinstance(v, int) for v in table.values()):
+        detail["table"] = rows
+        first = pr.binders[0].name
+        groups: dict = {}
+        for row in rows:
+            counts = groups.setdefault(row["inputs"][first], dict.fromkeys(names, 0))
+            counts[row["case"]] += 1
+        if len(groups) > 1:
+            order = sorted(groups, key=lambda v: (0, int(v), "") if v.lstrip("-").isdigit() else (1, 0, v))
+            detail["inputs per case by"] = {"binder": first, "groups": {v: groups[v] for v in order}}
     return V.PROVED, detail, None

@@ -1,0 +1,109 @@
+"""``atoll simulate --dask``: the same games as the local run, on Dask.
+
+The seeds are cut into chunks (:func:`atoll.simulation.chunks`); each chunk
+is one task, :func:`atoll.simulation.play_chunk`, which compiles the spec on
+the worker from its text (compiled games hold generated functions that do
+not pickle) and returns one record per game. The records are merged by
+:func:`atoll.simulation.summarize`, exactly as in the local run, so the same
+seed gives the same summary.
+
+Dask is optional (``pip install "atoll[dask]"``); this module imports it
+only when called. Workers of a remote cluster need atoll installed.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Optional
+
+from atoll import simulation
+
+
+class DaskSetupError(Exception):
+    """Dask is missing, or the cluster cannot be reached or used. The message
+    says what to do; the command line prints it without a traceback."""
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError as e:
+        raise DaskSetupError(f"--dask needs Dask distributed, which is not installed ({e}); "
+                             "install atoll[dask]: pip install \"atoll[dask]\"") from None
+    return distributed
+
+
+def auto_chunk(n: int, workers: int) -> int:
+    """Games per task: about 16 tasks per worker thread, so that progress moves and
+    the load balances, but at least 10 and at most 500 games a task, so that
+    the cost of a task (a few milliseconds) stays far below its work."""
+    return max(10, min(500, math.ceil(n / (16 * max(1, workers)))))
+
+
+def simulate_dask(spec, game, n: int, seed: int = 0, *, address: str = "local",
+                  players: Optional[int] = None, options: Optional[dict] = None,
+                  progress=None, max_steps: int = 100_000, chunk: Optional[int] = None, check: bool = False,
+                  workers: Optional[int] = None, timeout: float = 10.0) -> dict:
+    """Play ``n`` random games of ``spec`` on Dask and summarise them.
+
+    ``game`` is the game as loaded here (with ``players`` and ``options``); it
+    names the summary and checked the options before any work is sent.
+    ``address`` is ``"local"`` for a new ``LocalCluster`` of ``workers``
+    processes (default: one per core), or a scheduler address such as
+    ``tcp://host:8786``. ``timeout`` bounds the wait for the scheduler and
+    for a first worker.
+    """
+    distributed = _import_distributed()
+    bundle = simulation.spec_bundle(spec)
+    cluster = client = None
+    t0 = time.perf_counter()
+    try:
+        if address == "local":
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=logging.ERROR)
+            client = distributed.Client(cluster, timeout=timeout, set_as_default=False)
+            where = "a local cluster"
+        else:
+            where = f"the Dask scheduler at {address}"
+            try:
+                client = distributed.Client(address, timeout=timeout, set_as_default=False)
+            except (OSError, ValueError, TypeError) as e:
+                raise DaskSetupError(f"cannot reach {where}: {e}. Check the address "
+                                     "(e.g. tcp://HOST:8786) and that the scheduler is running") from None
+            try:
+                client.wait_for_workers(1, timeout=timeout)
+            except (TimeoutError, OSError) as e:
+                raise DaskSetupError(f"{where} has no worker (waited {timeout:g} s): {e}") from None
+        info = client.scheduler_info().get("workers", {})
+        nworkers = len(info)
+        nthreads = max(1, sum(w.get("nthreads", 1) for w in info.values()))
+        size = chunk or auto_chunk(n, nthreads)
+        pieces = simulation.chunks(seed, n, size)
+        [shared] = client.scatter([bundle], broadcast=True)
+        futures = [client.submit(simulation.play_chunk, shared, players, options, first, count,
+                                 max_steps, check)
+                   for first, count in pieces]
+        records, done = [], 0
+        if progress:
+            progress.update(0)
+        for fut in distributed.as_completed(futures, loop=client.loop):
+            try:
+                part = fut.result()
+            except ImportError as e:
+                raise DaskSetupError(f"a worker of {where} cannot import atoll ({e}); install "
+                                     "the same atoll on every worker") from None
+            records.extend(part)
+            done += len(part)
+            if progress:
+                progress.update(done)
+        engine = {"name": "dask", "scheduler": "local" if cluster else address,
+                  "workers": nworkers, "threads": nthreads, "chunks": len(pieces),
+                  "chunk_size": size}
+        return simulation.summarize(game, records, n, seed, time.perf_counter() - t0, engine)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()

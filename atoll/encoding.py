@@ -1,0 +1,321 @@
+"""Fixed-size views of a compiled game, for learning libraries.
+
+PettingZoo and OpenSpiel want what Atoll does not have by nature: a fixed
+number of action slots, and an observation as a vector of fixed length.
+Both are built here, generically, from what every compiled game declares.
+The adapters ``atoll.pettingzoo`` and ``atoll.openspiel`` share them. This
+module needs no third-party package.
+
+**Actions.** An Atoll action has a stable integer id, but ids are sparse
+and unbounded (an action's parameters may be a position, a card or a set of
+positions), so a game cannot list its action space in advance.
+``ActionIndex`` maps the legal actions of a state into ``size`` slots by
+hashing each action's stable id ("feature hashing"): the same move gets the
+same slot in every state and every run, except when two moves that are legal
+together hash to the same slot; then the one with the larger id takes the
+next free slot (linear probing, in id order, so the result is still a
+function of the state). A state with more legal actions than slots is
+refused with a message that names the remedy.
+
+**Observations.** ``ObservationEncoder`` turns ``State.observation(player)``
+into a vector whose layout is derived from the declared types of the state
+variables: an int or bool is one number, an enum is one-hot, a record is its
+fields, a per-player variable is one block per seat, and a collection
+(list, set, bag, map) is its size. The contents of collections, and
+strings, whose size has no bound, go into a fixed number of hashed count
+buckets ("feature hashing" again): each element adds 1 to the bucket of
+``"<variable>:<element>"`` and to those of its fields. A hidden value
+encodes as zeros (a hidden collection keeps its size, as the observation
+shows it). The header holds the observing seat, the player to move, the
+phase, the round and the winners.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable, Optional
+
+from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
+
+#: Integers in an observation are clipped to this magnitude, so that the
+#: observation space has finite bounds.
+INT_LIMIT = float(1 << 20)
+
+#: Hashed buckets for the contents of collections, unless told otherwise.
+DEFAULT_HASH_SIZE = 256
+
+
+def _digest(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def canonical(value) -> str:
+    """A JSON value as one deterministic compact string."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class ActionIndexFull(ValueError):
+    """A state has more legal actions than the index has slots."""
+
+
+class ActionIndex:
+    """Slots ``0 .. size-1`` for the legal actions of any state of ``game``.
+    ``setting`` names the parameter that sets ``size``, for error messages."""
+
+    def __init__(self, game: Game, size: int = 1024, setting: str = "num_actions"):
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"{setting} (the number of action slots) must be a positive integer, "
+                             f"not {size!r}")
+        self.game = game
+        self.size = size
+        self.setting = setting
+        self._home: dict[int, int] = {}
+        self._key: dict[tuple, int] = {}
+
+    def key(self, action: Action) -> int:
+        """The action's stable id, without the player a simultaneous node adds
+        to it, so that a move has one slot wherever it is played."""
+        if action.player == CHANCE or action.kind == "chance":
+            return action.id
+        try:
+            return self._key[(action.kind, action.params)]
+        except KeyError:
+            pass
+        except TypeError:       # a parameter that is a map: not hashable, not memoised
+            return self.game._action_id(self.game.action_by_name[action.kind], action.params)
+        k = self.game._action_id(self.game.action_by_name[action.kind], action.params)
+        if len(self._key) < 1_000_000:
+            self._key[(action.kind, action.params)] = k
+        return k
+
+    def home(self, key: int) -> int:
+        slot = self._home.get(key)
+        if slot is None:
+            slot = _digest(key.to_bytes(max(1, (key.bit_length() + 7) // 8), "big")) % self.size
+            if len(self._home) < 1_000_000:
+                self._home[key] = slot
+        return slot
+
+    def assign(self, actions: Iterable[Action]) -> dict[int, Action]:
+        """Slot -> action for actions that are legal together."""
+        keyed = sorted(((self.key(a), a) for a in actions), key=lambda ka: ka[0])
+        if len(keyed) > self.size:
+            raise ActionIndexFull(
+                f"this state has {len(keyed)} legal actions, more than the {self.size} action slots; "
+                f"ask for more slots ({self.setting}={_next_power(len(keyed) * 4)})")
+        out: dict[int, Action] = {}
+        for k, a in keyed:
+            slot = self.home(k)
+            while slot in out:
+                slot = (slot + 1) % self.size
+            out[slot] = a
+        return out
+
+
+def _next_power(n: int) -> int:
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+class ObservationEncoder:
+    """``State.observation(player)`` as a list of ``size`` floats.
+
+    ``low`` and ``high`` are the bounds of each position (for a Box space);
+    ``hash_size`` is the number of hashed buckets for collection contents
+    and strings (0: sizes only; default: ``DEFAULT_HASH_SIZE`` when the
+    state has a collection or a string, else 0).
+    """
+
+    def __init__(self, game: Game, hash_size: Optional[int] = None):
+        if hash_size is not None and (not isinstance(hash_size, int) or isinstance(hash_size, bool)
+                                      or hash_size < 0):
+            raise ValueError(f"hash_size must be a whole number >= 0, not {hash_size!r}")
+        self.game = game
+        self.n = game.num_players
+        self.codec = game.codec
+        self.phases = list(game.phases)
+        self._bucket: dict[str, int] = {}
+        kinds: list[str] = []          # "flag", "int" or "count" per position
+        kinds += ["flag"] * self.n                     # observing seat
+        kinds += ["flag"] * (self.n + 3)               # to move: a seat, simultaneous, chance, over
+        kinds += ["flag"] * len(self.phases)           # phase
+        kinds += ["int"]                               # round
+        kinds += ["flag"] * self.n                     # winners
+        self.header = len(kinds)
+        self.slots = []                                # (name, type, offset)
+        self._hashed = False
+        for i, name in enumerate(game.layout.names):
+            if i == 0:
+                continue       # the round, in the header
+            t = game.slot_types[i]
+            self.slots.append((name, t, len(kinds)))
+            self._kinds(t, kinds)
+        self.exact = len(kinds)
+        if hash_size is None:
+            hash_size = DEFAULT_HASH_SIZE if self._hashed else 0
+        self.hash_size = hash_size
+        kinds += ["count"] * hash_size
+        self.size = len(kinds)
+        bounds = {"flag": (0.0, 1.0), "int": (-INT_LIMIT, INT_LIMIT), "count": (0.0, INT_LIMIT)}
+        self.low = [bounds[k][0] for k in kinds]
+        self.high = [bounds[k][1] for k in kinds]
+
+    # ------------------------------------------------------------ layout
+    def _kinds(self, t, out: list) -> None:
+        if t == "int":
+            out.append("int")
+        elif t == "bool":
+            out.append("flag")
+        elif t in ("str", "?"):
+            self._hashed = True                        # hashed only
+        elif t[0] == "enum":
+            out.extend(["flag"] * len(self.codec.enums[t[1]]))
+        elif t[0] == "record":
+            for _, ft in self.codec.records[t[1]]:
+                self._kinds(ft, out)
+        elif t[0] in ("list", "set", "bag", "map"):
+            self._hashed = True
+            out.append("count")
+        elif t[0] == "player":
+            for _ in range(self.n):
+                self._kinds(t[1], out)
+        else:  # pragma: no cover - the type grammar is closed
+            raise AssertionError(t)
+
+    def width(self, t) -> int:
+        out: list = []
+        self._kinds(t, out)
+        return len(out)
+
+    # ------------------------------------------------------------ values
+    def encode(self, obs: dict) -> list[float]:
+        v = [0.0] * self.size
+        n = self.n
+        v[obs["player"]] = 1.0
+        cp = obs["current_player"]
+        if 0 <= cp < n:
+            v[n + cp] = 1.0
+        else:
+            v[n + n + {SIMULTANEOUS: 0, CHANCE: 1, TERMINAL: 2}.get(cp, 2)] = 1.0
+        base = n + n + 3
+        if obs["phase"] in self.phases:
+            v[base + self.phases.index(obs["phase"])] = 1.0
+        base += len(self.phases)
+        v[base] = _clip(obs["round"])
+        for w in obs["winners"]:
+            v[base + 1 + w] = 1.0
+        features: list[str] = []
+        state = obs["state"]
+        for name, t, offset in self.slots:
+            if name in state:
+                self._put(t, state[name], v, offset, name, features)
+        if self.hash_size:
+            counts: dict[int, float] = {}
+            for f in features:
+                b = self.bucket(f)
+                counts[b] = counts.get(b, 0.0) + 1.0
+            for b, c in counts.items():
+                v[self.exact + b] = min(c, INT_LIMIT)
+        return v
+
+    def bucket(self, feature: str) -> int:
+        b = self._bucket.get(feature)
+        if b is None:
+            b = _digest(feature.encode()) % self.hash_size
+            if len(self._bucket) < 1_000_000:
+                self._bucket[feature] = b
+        return b
+
+    def _put(self, t, j, v: list, i: int, path: str, features: list) -> int:
+        """Write JSON value ``j`` of type ``t`` at ``v[i:]``; return the next offset."""
+        if _is_hidden(j, t, self.codec):
+            if isinstance(t, tuple) and t[0] in ("list", "set", "bag", "map"):
+                v[i] = float(j.get("size", 0))
+                return i + 1
+            return i + self.width(t)
+        if t == "int":
+            v[i] = _clip(j)
+            return i + 1
+        if t == "bool":
+            v[i] = 1.0 if j else 0.0
+            return i + 1
+        if t in ("str", "?"):
+            features.append(f"{path}={j!r}")
+            return i
+        kind = t[0]
+        if kind == "enum":
+            members = self.codec.enums[t[1]]
+            if j in members:
+                v[i + members.index(j)] = 1.0
+            return i + len(members)
+        if kind == "record":
+            for fname, ft in self.codec.records[t[1]]:
+                i = self._put(ft, j[fname], v, i, f"{path}.{fname}", features)
+            return i
+        if kind in ("list", "set", "bag"):
+            v[i] = float(len(j))
+            for x in j:
+                _element(path, x, features)
+            return i + 1
+        if kind == "map":
+            v[i] = float(len(j))
+            for k, x in j:
+                _element(path, {"key": k, "value": x}, features)
+            return i + 1
+        if kind == "player":
+            for p, x in enumerate(j):
+                i = self._put(t[1], x, v, i, f"{path}[{p}]", features)
+            return i
+        raise AssertionError(t)  # pragma: no cover
+
+
+def _element(path: str, x, features: list) -> None:
+    """The hashed features of one element of a collection: the element, and
+    each of its fields when it is a record (a map entry is ``{key, value}``).
+    ``repr`` of a JSON value is deterministic (records keep their declared
+    field order) and much faster than ``json.dumps``."""
+    features.append(f"{path}:{x!r}")
+    if isinstance(x, dict):
+        for f, y in x.items():
+            features.append(f"{path}.{f}:{y!r}")
+
+
+def _is_hidden(j, t, codec) -> bool:
+    if not (isinstance(j, dict) and j.get("hidden") is True and set(j) <= {"hidden", "size"}):
+        return False
+    if isinstance(t, tuple) and t[0] == "record":   # a record that happens to look like the marker
+        return {f for f, _ in codec.records[t[1]]} != set(j)
+    return True
+
+
+def _clip(x) -> float:
+    return max(-INT_LIMIT, min(INT_LIMIT, float(x)))
+
+
+def observation_text(state, player: int) -> str:
+    """The observation of ``player`` as one deterministic line of JSON."""
+    return canonical(state.observation(player))
+
+
+def acting_player(state) -> Optional[int]:
+    """Who decides now, when a learning library wants one player at a time:
+    the player to move, or at a simultaneous node the lowest seat still to
+    choose (the engine keeps the others' choices independent of it); None
+    at the end of the game. Raises ``ModelError`` at a deadlock."""
+    cp = state.current_player()
+    if cp == TERMINAL:
+        return None
+    if cp >= 0:
+        if not state.legal_actions():
+            raise ModelError(f"player {cp} has no legal action in phase `{state.phase()}` and the game "
+                             "is not over: a deadlock in the rules")
+        return cp
+    if cp == SIMULTANEOUS:
+        waiting = [a.player for a in state.legal_actions()]
+        if not waiting:
+            raise ModelError(f"no player has a legal action in the simultaneous phase `{state.phase()}`: "
+                             "a deadlock in the rules")
+        return min(waiting)
+    raise ValueError("acting_player is for states that resolve chance themselves (chance='auto')")
