@@ -133,6 +133,35 @@ def test_a_graph_in_the_data_is_found_once_and_drawn():
     assert {c.get("fill") for c in nodes} == set(svg.member_colours(["harbour", "reef", "lagoon"]).values())
 
 
+def test_a_position_on_a_graph_marks_what_the_players_own():
+    import random
+    doc = rulebook.load(FERRY)
+    g, = figures.graphs(doc)
+    assert figures.owner_vars(doc, g) == (["flags"], [])
+    state = doc.game(2).new_initial_state(seed=1)
+    rng = random.Random(1)
+    for _ in range(3):
+        state.apply_action(rng.choice(state.legal_actions()))
+    obs = state.observation(0)["state"]
+    root = _svg(figures.graph_svg(g, obs, ["flags"], []))
+    rings = [c for c in root.iter(f"{SVG}circle") if c.get("fill") == "none"]
+    assert 1 <= len(rings) == len(obs["flags"])
+    owners = {p for _, p in obs["flags"]}
+    assert {r.get("stroke") for r in rings} == {svg.PLAYER_COLOURS[p] for p in owners}
+
+
+def test_drawings_are_the_same_in_every_run(tmp_path):
+    import subprocess
+    import sys
+    code = ("from atoll.docgen import rulebook, figures; import hashlib; "
+            f"g = figures.graphs(rulebook.load({str(FERRY)!r}))[0]; "
+            "print(hashlib.sha256(figures.graph_svg(g).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in (1, 2, 3)}
+    assert len(digests) == 1 and len(next(iter(digests)).strip()) == 64
+
+
 def test_a_table_of_links_is_a_graph_over_the_nodes_it_names(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "b.json").write_text(json.dumps({
@@ -144,6 +173,8 @@ def test_a_table_of_links_is_a_graph_over_the_nodes_it_names(tmp_path):
         'record Place { name: str, kind: Kind }\n'
         'data places: list[Place] from "data/b.json" key "places"\n'
         'data links: list[list[str]] from "data/b.json" key "links"\n'
+        'record Ex { own: int, others: list[int] }\n'
+        'const exs: list[Ex] = [Ex(2, [1, 1]), Ex(3, [5])] "Not a graph: 1 and 5 are no row."\n'
         'state { n: int = 0 }\nflow { round { turns in seats: p } }\n'
         'phase p { action go() { n = n + 1 end phase } }\nending e after_round when n >= 2 => tie\n')
     g, = figures.find_graphs(rulebook.load(tmp_path / "g.atoll"))

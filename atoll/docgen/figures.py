@@ -125,7 +125,8 @@ def _markers(obs: dict, marks: list) -> dict:
 
 
 def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: str) -> list[str]:
-    """reST showing every grid variable of ``state`` as ``player`` sees it."""
+    """reST showing ``state`` as ``player`` sees it: every grid variable,
+    and every graph of the data with what the state places on it."""
     if ctx.picture is None:
         return []
     grids, marks = _grid_vars(game)
@@ -136,7 +137,33 @@ def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: st
             continue
         svg = grid_svg(game, name, t, obs[name], _markers(obs, marks), f"{name}: {caption}")
         out += ctx.picture(f"{stem}-{name}", svg, f"``{name}``: {caption}")
+    for g in graphs(doc):
+        nodes, links = owner_vars(doc, g)
+        if not nodes and not links:
+            continue
+        svg = graph_svg(g, obs, nodes, links)
+        shown = ", ".join(f"``{n}``" for n in nodes + links)
+        out += ctx.picture(f"{stem}-{g['name'].replace('.', '-')}", svg,
+                           f"{shown} on the graph ``{g['name']}``: {caption}")
     return out
+
+
+def owner_vars(doc, g: dict) -> tuple[list[str], list[str]]:
+    """State variables that give the graph's nodes or links an owner: a map
+    declared with ``Player`` values whose keys are nodes (``map[K, Player]``)
+    or links named by their ends (``map[list[K], Player]``)."""
+    nodes, links = [], []
+    for v in doc.prog.state.values():
+        tref = v.type
+        if v.scope == "player" or tref.name != "map" or len(tref.args) != 2 \
+                or tref.args[1].name != "Player":
+            continue
+        kt = doc.resolve(tref.args[0])
+        if kt == g["key_type"]:
+            nodes.append(v.name)
+        elif isinstance(kt, tuple) and kt[0] in _COLLS and kt[1] == g["key_type"]:
+            links.append(v.name)
+    return nodes, links
 
 
 def _players(doc) -> int:
@@ -148,7 +175,7 @@ def setup_pictures(doc, ctx) -> list[str]:
     """The position after setup, for a fixed seed."""
     n = _players(doc)
     game = doc.game(n)
-    if not _grid_vars(game)[0]:
+    if not _grid_vars(game)[0] and not any(any(owner_vars(doc, g)) for g in graphs(doc)):
         return []
     state = game.new_initial_state(seed=ctx.example_seed)
     return position_pictures(doc, ctx, game, state, 0, f"{doc.slug}-setup",
@@ -177,7 +204,8 @@ def _play(game, seed: int, max_steps: int = 3000):
 
 
 def pick_turn(turns) -> Optional[int]:
-    """The turn that shows the most: rare kinds of action count most."""
+    """The turn that shows the most: the most kinds of action, rare kinds
+    breaking ties."""
     if not turns:
         return None
     freq: dict = {}
@@ -186,7 +214,8 @@ def pick_turn(turns) -> Optional[int]:
             freq[kind] = freq.get(kind, 0) + 1
     best, best_score = None, -1.0
     for i, (_, _, acts) in enumerate(turns[: max(1, int(len(turns) * 0.85))]):
-        score = sum(1.0 / freq[k] for k in {k for k, _ in acts})
+        kinds = {k for k, _ in acts}
+        score = len(kinds) + 0.5 * sum(1.0 / freq[k] for k in kinds)
         if score > best_score + 1e-9:
             best, best_score = i, score
     return best
@@ -288,7 +317,8 @@ def find_graphs(doc) -> list[dict]:
 
     * a map from each node to a collection of its neighbours;
     * a table of records with a collection of neighbours and a key field of
-      the same type (or, for numbers, the row's index);
+      the same type (or, for numbers, the row's index), every neighbour
+      being a row of the table;
     * a table of links: records with two fields (or pairs) naming nodes of
       another table's key field.
 
@@ -322,8 +352,9 @@ def find_graphs(doc) -> list[dict]:
                 if key is not None or ft[1] == T.INT:
                     shown = {(_hkey(r[key]) if key else i): (r[key] if key else i) for i, r in enumerate(v)}
                     edges = [((_hkey(r[key]) if key else i), _hkey(x)) for i, r in enumerate(v) for x in r[f]]
-                    add(f"{name}.{f}", kind, decl, ft[1], shown, edges)
-                    continue
+                    if edges and all(b in shown for _, b in edges):   # neighbours are rows of the table
+                        add(f"{name}.{f}", kind, decl, ft[1], shown, edges)
+                        continue
             ends = [f for f, ft in fields if not (isinstance(ft, tuple) and ft[0] in _COLLS)]
             same = [f for f in ends if sum(1 for g in ends if dict(fields)[g] == dict(fields)[f]) == 2]
             if len(same) == 2:
@@ -396,21 +427,43 @@ def _node_style(g: dict, tables: list, codec) -> None:
     g["style_from"] = name
 
 
-def graph_svg(g: dict) -> str:
+def graphs(doc) -> list[dict]:
+    if "graphs" not in doc.memo:
+        doc.memo["graphs"] = find_graphs(doc)
+    return doc.memo["graphs"]
+
+
+def graph_svg(g: dict, obs: Optional[dict] = None, node_vars=(), link_vars=()) -> str:
+    """The graph; with an observation, the owners its variables give to
+    nodes (a ring) and links (a thick line) in the players' colours."""
+    rings, link_colours, owners = {}, {}, set()
+    colour = lambda p: pictures.PLAYER_COLOURS[p % len(pictures.PLAYER_COLOURS)]   # noqa: E731
+    for name in node_vars:
+        for k, p in (obs or {}).get(name, []):
+            rings[str(_hkey(k))] = colour(p)
+            owners.add(p)
+    for name in link_vars:
+        for k, p in (obs or {}).get(name, []):
+            if isinstance(k, list) and len(k) == 2:
+                link_colours.setdefault((str(_hkey(k[0])), str(_hkey(k[1]))), []).append(colour(p))
+                owners.add(p)
+    legend = list(g["legend"]) + [("dot", colour(p), f"player {p}") for p in sorted(owners)]
     nodes = [str(n) for n in g["nodes"]]
     known = set(nodes)
     edges = []
     for (a, b), c in sorted(_undirected(g["edges"]).items()):
         if a in known and b in known:
             edges += [(a, b)] * c
-    adj: dict = {n: [] for n in nodes}
+    # faces of numbered nodes: sets of numbers iterate the same way in every run
+    number = {n: i for i, n in enumerate(nodes)}
+    adj: dict = {i: [] for i in range(len(nodes))}
     for a, b in edges:
-        adj[a].append(b)
-        adj[b].append(a)
+        adj[number[a]].append(number[b])
+        adj[number[b]].append(number[a])
     found = faces(adj)
-    outer = max(found, key=len) if found else None
-    return pictures.graph(nodes, edges, g["labels"], g["fills"], g["legend"], title=g["name"],
-                          outer=outer)
+    outer = [nodes[i] for i in max(found, key=len)] if found else None
+    return pictures.graph(nodes, edges, g["labels"], g["fills"], legend, title=g["name"],
+                          outer=outer, rings=rings, link_colours=link_colours)
 
 
 def graph_pictures(doc, ctx) -> list[str]:
@@ -418,7 +471,7 @@ def graph_pictures(doc, ctx) -> list[str]:
     if ctx.picture is None:
         return []
     out = []
-    for g in find_graphs(doc):
+    for g in graphs(doc):
         cap = (f"The graph of {g['kind']} ``{g['name']}``: {len(g['nodes'])} nodes"
                + (f", coloured by ``{g['style_from']}``" if g.get("style_from") else "") + ".")
         out += ctx.picture(f"{doc.slug}-graph-{g['name'].replace('.', '-')}", graph_svg(g), cap)

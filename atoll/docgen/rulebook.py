@@ -35,6 +35,7 @@ class SpecDoc:
     ends: dict[tuple, int] = field(default_factory=dict)   # span start -> last line of the declaration
     base: Optional[Path] = None              # for a variant: the game it extends
     _games: dict = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)   # what the figures found, computed once
 
     @property
     def prog(self):

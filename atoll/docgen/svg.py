@@ -122,15 +122,23 @@ def grid(cells: dict, markers: Optional[dict] = None, legend: Optional[list] = N
 
 # ---------------------------------------------------------------- graphs
 
+def _neighbours(nodes: list, edges: list[tuple]) -> dict:
+    """Each node's neighbours, in the order the nodes are listed (so that the
+    same data always gives the same drawing)."""
+    found = {v: set() for v in nodes}
+    for a, b in edges:
+        if a != b:
+            found[a].add(b)
+            found[b].add(a)
+    index = {v: i for i, v in enumerate(nodes)}
+    return {v: sorted(ws, key=index.__getitem__) for v, ws in found.items()}
+
+
 def tutte(nodes: list, edges: list[tuple], outer: list, iterations: int = 600) -> dict:
     """A drawing without crossings of a planar graph: the ``outer`` face on a
     circle, every other node at the mean of its neighbours (Tutte's
     barycentric method)."""
-    nbr = {v: set() for v in nodes}
-    for a, b in edges:
-        if a != b:
-            nbr[a].add(b)
-            nbr[b].add(a)
+    nbr = _neighbours(nodes, edges)
     pos = {}
     k = len(outer)
     for i, v in enumerate(outer):
@@ -186,8 +194,9 @@ def _spread(pos: dict, nbr: dict, rounds: int = 150) -> dict:
     """Even out a crossing-free drawing: nodes push each other apart and
     links pull, and a move that would make two links cross is not made."""
     nodes = list(pos)
-    links = {frozenset((a, b)) for a in nbr for b in nbr[a]}
-    links = [tuple(e) for e in links if len(e) == 2]
+    index = {v: i for i, v in enumerate(nodes)}
+    links = sorted({(a, b) if index[a] < index[b] else (b, a) for a in nbr for b in nbr[a] if a != b},
+                   key=lambda e: (index[e[0]], index[e[1]]))
     k = math.sqrt(1.0 / max(len(nodes), 1))
     step = 0.05
     clear = 0.45 * k   # how close a node may come to a link it is not on
@@ -231,11 +240,7 @@ def layout(nodes: list, edges: list[tuple], seed: int = 1, iterations: int = 400
         return {}
     if n == 1:
         return {nodes[0]: (0.5, 0.5)}
-    nbr = {v: set() for v in nodes}
-    for a, b in edges:
-        if a != b:
-            nbr[a].add(b)
-            nbr[b].add(a)
+    nbr = _neighbours(nodes, edges)
     order, seen = [], set()
     for root in sorted(nodes, key=lambda v: (-len(nbr[v]), repr(v))):
         if root in seen:
@@ -255,7 +260,7 @@ def layout(nodes: list, edges: list[tuple], seed: int = 1, iterations: int = 400
            for i, v in enumerate(order)}
     k = math.sqrt(1.0 / n)
     temp = 0.1
-    pairs = {(a, b) for a, b in edges if a != b}
+    pairs = list(dict.fromkeys((a, b) for a, b in edges if a != b))
     for _ in range(iterations):
         disp = {v: [0.0, 0.0] for v in nodes}
         for i, v in enumerate(nodes):
@@ -289,12 +294,17 @@ def layout(nodes: list, edges: list[tuple], seed: int = 1, iterations: int = 400
 
 def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
           fills: Optional[dict] = None, legend: Optional[list] = None, title: str = "graph",
-          size: int = 520, outer: Optional[list] = None) -> str:
+          size: int = 520, outer: Optional[list] = None, rings: Optional[dict] = None,
+          link_colours: Optional[dict] = None) -> str:
     """Nodes and links. ``edges`` are (a, b) pairs, a repeated pair is drawn
     as parallel curves; ``labels`` and ``fills`` are per node. With
-    ``outer`` (a face of a plane embedding) the drawing has no crossings."""
+    ``outer`` (a face of a plane embedding) the drawing has no crossings.
+    A position on the graph: ``rings`` (node -> colour) marks nodes,
+    ``link_colours`` ((a, b) -> colours, one per parallel link) marks links."""
     labels = labels or {}
     fills = fills or {}
+    rings = rings or {}
+    link_colours = link_colours or {}
     pos = tutte(nodes, edges, outer) if outer else layout(nodes, edges)
     r = 15
     margin = 30 + max([len(str(labels.get(v, v))) for v in nodes] + [1]) * 3
@@ -318,14 +328,19 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
             continue
         length = max(math.hypot(xb - xa, yb - ya), 1e-6)
         nx, ny = -(yb - ya) / length, (xb - xa) / length
+        marks = list(link_colours.get((a, b), ())) + list(link_colours.get((b, a), ()))
         for i in range(m):
             off = (i - (m - 1) / 2) * 14
             cx, cy = (xa + xb) / 2 + nx * off, (ya + yb) / 2 + ny * off
+            colour, width = (marks[i], 5) if i < len(marks) else ("#667", 1.6)
             body.append(f"<path d='M {xa:.1f} {ya:.1f} Q {cx:.1f} {cy:.1f} {xb:.1f} {yb:.1f}' "
-                        f"fill='none' stroke='#667' stroke-width='1.6'/>")
+                        f"fill='none' stroke='{colour}' stroke-width='{width}'/>")
     for v in nodes:
         x, y = at(v)
         fill = fills.get(v, "#dde6ee")
+        if v in rings:
+            body.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='{r + 4}' fill='none' "
+                        f"stroke='{rings[v]}' stroke-width='4'/>")
         body.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='{r}' fill='{fill}' stroke='#333' "
                     f"stroke-width='1.3'><title>{escape(str(labels.get(v, v)))}</title></circle>")
         body.append(_text(x, y + r + 11, str(labels.get(v, v)), 11))
