@@ -230,9 +230,9 @@ class DashboardDirective(_AtollDirective):
     def run(self):
         from atoll.docgen import verdicts
         ctx = self.context()
-        if ctx.results is None:
-            return self.render("Verification is switched off for this build "
-                               "(``atoll_verify = False``).\n")
+        if ctx.results is None or not self.config.atoll_dashboard:
+            return self.render("The dashboard is switched off for this build (``atoll_verify`` "
+                               "or ``atoll_dashboard`` is false); ``atoll docs`` builds it.\n")
         cache = site.result_cache(self.env, self.config)
         entries = []
         for line in self.content:
@@ -339,6 +339,7 @@ def setup(app):
     app.add_config_value("atoll_pages", "games", "env")
     app.add_config_value("atoll_diagnostics", "diagnostics", "env")
     app.add_config_value("atoll_diagnostic_examples", "", "env")
+    app.add_config_value("atoll_dashboard", True, "env")
     app.add_config_value("atoll_dashboard_variants", True, "env")
     app.add_config_value("atoll_verify", True, "env")
     app.add_config_value("atoll_verify_games", 100, "env")
