@@ -1,4 +1,4 @@
-"""The `atoll` command line: check, play, simulate, lower.
+"""The `atoll` command line: check, verify, play, simulate, docs, lower, explain.
 
 Exit codes: 0 success; 1 the spec has errors (or a simulation hit a model
 error or a deadlock); 2 bad usage (unknown option, bad player count...).
@@ -34,6 +34,11 @@ EXAMPLES = {
                 "remote cluster need atoll installed.",
     "lower": "examples:\n  atoll lower spec/GAME.atoll | less",
     "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
+    "docs": "examples:\n  atoll docs                        # the project's docs/ into docs/_build/html\n"
+            "  atoll docs -o site --games 20     # a smaller verification budget\n"
+            "  atoll docs spec/GAME.atoll -o site   # the pages of one spec, no Sphinx project needed\n\n"
+            "Needs the docs extra: pip install \"atoll[docs]\". Verification results are cached\n"
+            "beside the output, keyed by the contents of the specs, so later builds are fast.",
     "verify": "examples:\n  atoll verify spec/GAME.atoll\n"
               "  atoll verify spec/GAME.atoll --matrix\n"
               "  atoll verify spec/GAME.atoll --property NAME --json\n\n"
@@ -395,6 +400,44 @@ def cmd_explain(args) -> int:
     return status
 
 
+# ---------------------------------------------------------------- docs
+
+def cmd_docs(args) -> int:
+    import importlib.util
+    if importlib.util.find_spec("sphinx") is None:
+        print("atoll: `atoll docs` needs Sphinx, which is not installed: "
+              "pip install \"atoll[docs]\" (Sphinx and myst-parser)", file=sys.stderr)
+        return 2
+    from atoll.docgen import site
+    source = Path(args.source) if args.source else site.find_project()
+    if source is None:
+        return _usage_error("no Sphinx project here (no docs/conf.py): give a docs folder, "
+                            "a spec file or a folder of specs")
+    if not source.exists():
+        return _usage_error(f"{source} does not exist")
+    if args.games is not None and args.games < 0:
+        return _usage_error(f"--games must be 0 or more, not {args.games}")
+    settings = {}
+    if args.games is not None:
+        settings["atoll_verify_games"] = args.games
+    if args.no_verify:
+        settings["atoll_verify"] = 0
+    if source.is_dir() and (source / "conf.py").is_file():
+        out = Path(args.output) if args.output else source / "_build" / "html"
+        doctrees = out / ".doctrees" if args.output else source / "_build" / "doctrees"
+    else:
+        if source.is_file() and source.suffix != ".atoll":
+            return _usage_error(f"{source} is neither a Sphinx project, a spec nor a folder of specs")
+        out = Path(args.output) if args.output else Path("site")
+        doctrees = out / ".atoll" / "doctrees"
+        source = site.standalone_source([source.resolve()], out / ".atoll" / "source")
+    status = site.build(source, out, doctrees, settings, strict=args.strict)
+    if status == 0:
+        print(f"atoll: the site is in {out / 'index.html'}")
+        return 0
+    return 1
+
+
 # ---------------------------------------------------------------- main
 
 def build_parser() -> argparse.ArgumentParser:
@@ -461,6 +504,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "search only, verdict HOLDS UP TO k)")
     p.add_argument("--timeout", type=float, default=20.0, help="z3 timeout per query, seconds (default 20)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+
+    p = add("docs", "Build the documentation site: rulebooks, verdicts and pictures from the specs.",
+            cmd_docs)
+    p.add_argument("source", nargs="?", metavar="SOURCE",
+                   help="a Sphinx project folder (default: ./docs), or a spec or folder of specs "
+                        "to document without one")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="where to write the HTML (default: SOURCE/_build/html, or ./site for specs)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games per property checked by play (default: the project's setting, 100)")
+    p.add_argument("--no-verify", action="store_true", help="leave the verification results out")
+    p.add_argument("--strict", action="store_true",
+                   help="treat every Sphinx warning as an error (-W -n, as the tests do)")
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
     p.add_argument("spec", metavar="SPEC")

@@ -157,6 +157,12 @@ def _planar_block(edges) -> bool:
         return True
     if len(edges) > 3 * len(nodes) - 6:
         return False   # more edges than any planar graph on these nodes has
+    return _embed(edges) is not None
+
+
+def _embed(edges):
+    """The faces of a plane embedding of a biconnected block (each a cycle of
+    nodes), or None when it has none."""
     cycle = _find_cycle(edges)
     emb_nodes = set(cycle)
     emb_edges = {frozenset((cycle[i], cycle[(i + 1) % len(cycle)])) for i in range(len(cycle))}
@@ -167,7 +173,7 @@ def _planar_block(edges) -> bool:
         for attach, fedges in frags:
             fits = [i for i, f in enumerate(faces) if attach <= set(f)]
             if not fits:
-                return False
+                return None
             if choice is None or len(fits) < len(choice[2]):
                 choice = (attach, fedges, fits)
         attach, fedges, fits = choice
@@ -185,7 +191,7 @@ def _planar_block(edges) -> bool:
         faces += [f1, f2]
         emb_nodes |= set(path)
         emb_edges |= {frozenset((path[k], path[k + 1])) for k in range(len(path) - 1)}
-    return True
+    return faces
 
 
 def planar(adj) -> bool:
@@ -194,3 +200,16 @@ def planar(adj) -> bool:
     edges = _edges(adj)
     nodes = set(adj) | {n for e in edges for n in e}
     return all(_planar_block(b) for b in _blocks(nodes, edges) if len(b) > 1)
+
+
+def faces(adj):
+    """The faces of a plane drawing of a graph (a map from each node to its
+    neighbours), each a cycle of nodes, when the graph is planar and
+    biconnected (one block holds every link); None otherwise. Used to draw
+    a board without crossings."""
+    edges = _edges(adj)
+    nodes = set(adj) | {n for e in edges for n in e}
+    blocks = [b for b in _blocks(nodes, edges) if len(b) > 1]
+    if len(blocks) != 1 or len(nodes) < 3 or len(edges) > 3 * len(nodes) - 6:
+        return None
+    return _embed(blocks[0])

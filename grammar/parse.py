@@ -599,3 +599,29 @@ def _describe(tok: Token) -> str:
     if tok.type == "STRING":
         return "string"
     return f"`{tok}`"
+
+
+# ---------------------------------------------------------------- the lexicon, for tools
+
+_TOKEN_CLASSES = ("NAME", "INT", "STRING", "COMMENT", "WS")
+
+
+def keywords() -> tuple[str, ...]:
+    """The reserved words: every keyword terminal of the grammar, sorted
+    (syntax highlighters and the docs read them from here)."""
+    return tuple(sorted({t.pattern.value for t in _parser().terminals
+                         if t.pattern.type == "str" and re.fullmatch(r"[a-z][a-z_]*", t.pattern.value)}))
+
+
+def symbols() -> tuple[str, ...]:
+    """Regular expressions of the grammar's operators and punctuation,
+    longest literal first."""
+    out = []
+    for t in _parser().terminals:
+        if t.name in _TOKEN_CLASSES:
+            continue
+        if t.pattern.type == "str" and not re.fullmatch(r"[a-z][a-z_]*", t.pattern.value):
+            out.append(re.escape(t.pattern.value))
+        elif t.pattern.type == "re":
+            out.append(t.pattern.value)
+    return tuple(sorted(out, key=lambda s: -len(s)))

@@ -1,0 +1,148 @@
+"""The two editions of a game, put together from the parts in ``rulebook``:
+the players' rulebook (the rules in words, pictures, an example turn) and
+the designer's edition (the same rules beside the spec's own text, the
+verdicts of the properties, the house rules and the modelling
+assumptions). Both are reStructuredText."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from atoll.docgen import figures, verdicts
+from atoll.docgen.rst import code_block, esc, heading, indent, label, lit
+from atoll.docgen.rulebook import (SpecDoc, assumptions_section, components, constants_table,
+                                   ending_entry, flow_lines, house_rules, metadata, notes_block,
+                                   option_rows, options_table, phase_section, requirements,
+                                   state_table, stmt_lines, unmodelled_section)
+
+
+def terms(doc: SpecDoc) -> list[str]:
+    """The words the rules use: the spec's functions that have a description,
+    and the names every spec has (from the standard library's registry)."""
+    from atoll.compiler import stdlib
+    out = heading("Terms used in the rules", "-")
+    builtin = {**stdlib.CONTEXT_VALUES, **stdlib.BUILTIN_VALUES}
+    out += ["In the rules below, " + "; ".join(
+        f"``{name}`` is {esc(doc_.partition(': ')[2].rstrip('.'))}"
+        for name, (_, doc_) in builtin.items()) + ".", ""]
+    for d in doc.prog.defs.values():
+        if not d.notes.summary:
+            continue
+        out += [f"``{d.name}({', '.join(q.name for q in d.params)})``"]
+        out += indent(notes_block(doc, d.notes), 3)
+    return out
+
+
+# ---------------------------------------------------------------- the editions
+
+@dataclass
+class Context:
+    """What the editions need from their surroundings.
+
+    ``picture(name, svg, caption)`` stores an SVG and returns reST that shows
+    it; ``results(doc, players, options)`` returns verification results (or
+    None when verification is off); ``budget`` is stated beside them."""
+    picture: Optional[Callable[[str, str, str], list[str]]] = None
+    results: Optional[Callable] = None
+    example_seed: int = 1
+    budget: object = None        # the verification budget, to state on the page
+    shown_path: Optional[Callable] = None   # how a spec's path is written on a page
+
+
+def players_edition(doc: SpecDoc, ctx: Context) -> str:
+    prefix = label(doc.slug, "players")
+    ph_ref = lambda n: f":ref:`{n} <{label(prefix, 'phase', n)}>`"
+    p = doc.prog
+    out = [f"This is the rulebook of {esc(doc.title)} for players, generated from the spec "
+           f"``{doc.path.name}``. Rule texts are the spec's own summaries; each names the section "
+           f"of *{esc(doc.rulebook)}* it formalizes.", ""]
+    out += metadata(doc)
+    out += heading("Components", "-")
+    out += components(doc, designer=False)
+    out += figures.graph_pictures(doc, ctx)
+    out += ["What the game keeps track of:", ""] + state_table(doc, designer=False)
+    if p.teams is not None:
+        out += heading("Teams", "-") + notes_block(doc, p.teams.notes)
+    opts = option_rows(doc, "option")
+    if opts:
+        out += heading("Ways to play", "-") + options_table(doc, "option")
+    reqs = requirements(doc, designer=False)
+    if reqs:
+        out += ["Requirements:", ""] + reqs
+    consts = constants_table(doc, designer=False)
+    if consts:
+        out += heading("Numbers to know", "-") + consts
+    out += terms(doc)
+    out += heading("Setup", "-")
+    if p.setup is not None:
+        out += notes_block(doc, p.setup.notes)
+        out += ["Setting up, step by step:", ""] + stmt_lines(doc, p.setup.body) + [""]
+    out += figures.setup_pictures(doc, ctx)
+    out += heading("Playing a round", "-") + flow_lines(doc, ph_ref)
+    for ph in p.phases.values():
+        out += phase_section(doc, ph, designer=False, prefix=prefix)
+    out += heading("End of the game", "-")
+    for en in p.endings.values():
+        out += ending_entry(doc, en, designer=False)
+    if p.score is not None:
+        out += [f"**Score**: {lit(doc.text(p.score.value.span))} for each player "
+                f"{lit(p.score.var)}.", ""] + indent(notes_block(doc, p.score.notes), 3)
+    out += heading("Examples", "-") + figures.example_turn(doc, ctx)
+    out += figures.constant_grids(doc, ctx)
+    out += heading("House rules", "-") + house_rules(doc)
+    out += heading("Modelling assumptions", "-") + assumptions_section(doc)
+    out += heading("Not modelled", "-") + unmodelled_section(doc)
+    return "\n".join(out) + "\n"
+
+
+def designer_edition(doc: SpecDoc, ctx: Context) -> str:
+    prefix = label(doc.slug, "designer")
+    ph_ref = lambda n: f":ref:`{n} <{label(prefix, 'phase', n)}>`"
+    p = doc.prog
+    out = [f"The designer's edition of {esc(doc.title)}: every rule of the spec ``{doc.path.name}`` "
+           "in words and in the spec's own notation, the verdicts of its properties, the house "
+           "rules and the modelling assumptions.", ""]
+    out += metadata(doc)
+    out += code_block(doc.excerpt(p.game))
+    out += heading("Components and data", "-") + components(doc, designer=True)
+    for item in [*p.enums.values(), *p.records.values(), *p.data.values()]:
+        out += code_block(doc.excerpt(item))
+    out += figures.graph_pictures(doc, ctx) + figures.constant_grids(doc, ctx)
+    out += heading("Options", "-") + options_table(doc, "option")
+    out += heading("House rules", "-") + house_rules(doc)
+    for o in p.options.values():
+        out += code_block(doc.excerpt(o))
+    if p.requires:
+        out += heading("Requirements", "-") + requirements(doc, designer=True)
+    out += heading("Constants", "-") + constants_table(doc, designer=True)
+    if p.teams is not None:
+        out += ["**Teams**:", ""] + indent(notes_block(doc, p.teams.notes), 2)
+        out += code_block(doc.excerpt(p.teams))
+    if p.defs:
+        out += heading("Functions", "-")
+        for d in p.defs.values():
+            sig = f"{d.name}({', '.join(f'{q.name}: {q.type}' for q in d.params)}): {d.type}"
+            out += [f"``{sig}``", ""] + indent(notes_block(doc, d.notes,
+                                                            "*(no description)*"), 3)
+            out += code_block(doc.excerpt(d))
+    out += heading("State", "-") + state_table(doc, designer=True)
+    out += heading("Setup", "-")
+    if p.setup is not None:
+        out += notes_block(doc, p.setup.notes) + stmt_lines(doc, p.setup.body) + [""]
+        out += code_block(doc.excerpt(p.setup))
+    out += figures.setup_pictures(doc, ctx)
+    out += heading("Flow", "-") + flow_lines(doc, ph_ref) + code_block(doc.excerpt(p.flow))
+    out += heading("Phases and actions", "-")
+    for ph in p.phases.values():
+        out += phase_section(doc, ph, designer=True, prefix=prefix)
+    out += heading("Endings and score", "-")
+    for en in p.endings.values():
+        out += ending_entry(doc, en, designer=True)
+    if p.score is not None:
+        out += ["**Score**:", ""] + indent(notes_block(doc, p.score.notes), 3)
+        out += code_block(doc.excerpt(p.score))
+    out += heading("Properties and verdicts", "-")
+    out += verdicts.properties_section(doc, ctx)
+    out += heading("Modelling assumptions", "-") + assumptions_section(doc)
+    out += heading("Not modelled", "-") + unmodelled_section(doc)
+    return "\n".join(out) + "\n"

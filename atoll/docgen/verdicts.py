@@ -1,0 +1,180 @@
+"""Verification results as reST: per-game verdict tables with their
+counterexamples, and the dashboard of every game, configuration and
+property. The results come from ``atoll.verify`` (through the cache in
+``atoll.verify.cache``); verdicts are shown with the ``atoll-verdict`` role,
+which the Sphinx extension colours by verdict and by whether it is the one
+the spec expects."""
+from __future__ import annotations
+
+from typing import Optional
+
+from atoll.docgen.rst import code_block, esc, heading, indent, label, lit, table
+from atoll.docgen.rulebook import SpecDoc, notes_block
+
+_KIND_WORDS = {
+    "theorem": "theorem (z3, for every input)",
+    "witness": "witness search (z3)",
+    "well_defined": "well-definedness of a rule stated by cases (z3)",
+    "invariant": "invariant (checked in play)",
+    "deadlock_free": "deadlock freedom (checked in play)",
+    "terminates": "termination",
+    "reachable": "reachability (a witness game)",
+}
+
+
+def badge(verdict: str, ok: bool) -> str:
+    return f":atoll-verdict:`{verdict} <{'ok' if ok else 'unexpected'}>`"
+
+
+def _opts(r) -> str:
+    shown = {k: v for k, v in r.options.items() if k in r.axes}
+    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "defaults"
+
+
+def detail_text(r) -> str:
+    """A short line on how the verdict was reached."""
+    from atoll.cli import _detail_text
+    return _detail_text(r)
+
+
+def results_table(results) -> list[str]:
+    rows = []
+    for r in results:
+        rows.append([f"``{r.property}``", str(r.players), esc(_opts(r)), esc(r.method),
+                     badge(r.verdict, r.ok), f"``{r.expected}``", f"{r.seconds:.2f} s",
+                     esc(detail_text(r))])
+    return table(["property", "players", "options", "method", "verdict", "expected", "time",
+                  "how"], rows, [14, 6, 12, 10, 16, 8, 7, 27], classes="atoll-results")
+
+
+def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
+    """A counterexample as a person follows it: the inputs, or the moves
+    from the start with the rule each one follows and what it changed, the
+    position where the property fails (drawn, when the state has a grid),
+    and the test that replays it."""
+    cx = r.counterexample
+    if not cx:
+        return []
+    out = heading(f"Counterexample: {r.property}", "^")
+    out += [f"{r.players} players, options: {esc(', '.join(f'{k}={v}' for k, v in r.options.items()))}.",
+            ""]
+    if "inputs" in cx:
+        if cx.get("problem"):
+            out += [esc(cx["problem"]), ""]
+        out += [f"- ``{k}`` = ``{v}``" for k, v in cx["inputs"].items()] + [""]
+        return out
+    out += [f"Seed {cx['seed']}: {esc(cx['problem'])}.", ""]
+    for step in cx["steps"]:
+        who = "chance" if step["player"] == -1 else f"player {step['player']}"
+        cites = f" (rulebook: {esc('; '.join(step['cites']))})" if step.get("cites") else ""
+        out.append(f"{step['step']}. {who}: ``{step['action']}``{cites}")
+        changes = step.get("changes") or {}
+        if changes:
+            out += [""] + [f"   - ``{k}`` = {esc(v)}" for k, v in changes.items()] + [""]
+    out.append("")
+    if doc is not None and ctx is not None:
+        out += _final_position(r, doc, ctx)
+    test = cx["pytest"]
+    if doc is not None and ctx is not None and ctx.shown_path is not None:
+        test = test.replace(repr(str(doc.path)), repr(ctx.shown_path(doc.path)))
+    out += ["Replayed as a regression test:", ""] + code_block(test, "python")
+    return out
+
+
+def _final_position(r, doc: SpecDoc, ctx) -> list[str]:
+    """The position where the property fails, replayed from the trace."""
+    from atoll.docgen import figures
+    cx = r.counterexample
+    ids = [s["id"] for s in cx["steps"]]
+    for chance in ("auto", "explicit"):
+        try:
+            game = doc.game(r.players, r.options)
+            state = game.new_initial_state(seed=cx["seed"], chance=chance)
+            for i in ids:
+                state.apply_action(i)
+        except Exception:   # this trace is not replayed in this chance mode
+            continue
+        player = next((s["player"] for s in reversed(cx["steps"]) if s["player"] >= 0), 0)
+        return figures.position_pictures(doc, ctx, game, state, player,
+                                         f"{doc.slug}-cx-{r.property}-{r.players}",
+                                         f"where ``{r.property}`` fails (as player {player} sees it)")
+    return []
+
+
+def properties_section(doc: SpecDoc, ctx) -> list[str]:
+    """Each property in words and in the spec's text, with its verdict for
+    the fewest players and the default options, then their table."""
+    p = doc.prog
+    if not p.properties:
+        return ["The spec declares no property.", ""]
+    lo, _ = p.player_range
+    results = ctx.results(doc, lo, {}) if ctx.results is not None else None
+    by_name = {r.property: r for r in results or []}
+    out = []
+    for pr in p.properties.values():
+        kind = _KIND_WORDS.get(pr.kind, pr.kind)
+        expect = f"; expected: ``{pr.expect}``" if pr.expect else ""
+        out += [f".. _{label(doc.slug, 'property', pr.name)}:", "",
+                f"**{esc(pr.name)}**: {esc(kind)}{expect}", ""]
+        out += indent(notes_block(doc, pr.notes, "*(no description)*"), 3)
+        if pr.when is not None:
+            out += indent([f"Checked only when {lit(doc.text(pr.when.span))}.", ""], 3)
+        r = by_name.get(pr.name)
+        if r is not None:
+            how = detail_text(r)
+            out += indent([f"Verdict ({r.players} players, default options): "
+                           f"{badge(r.verdict, r.ok)}" + (f" {esc(how)}" if how else ""), ""], 3)
+        out += indent(code_block(doc.excerpt(pr)), 3)
+    if results is None:
+        return out + ["Verification is switched off for this build (``atoll_verify = False``).", ""]
+    out += heading("Verdicts", "~")
+    out += [f"For {lo} players and the default options; every configuration is on the "
+            "dashboard.", ""]
+    out += budget_note(ctx) + results_table(results)
+    for r in results:
+        out += counterexample(r, doc, ctx)
+    return out
+
+
+def budget_note(ctx) -> list[str]:
+    b = getattr(ctx, "budget", None)
+    if b is None:
+        return []
+    return [f"Budget: {b.games} random games per property checked by play (seed {b.seed}), "
+            f"z3 timeout {b.timeout_ms / 1000:g} s per query. A verdict found by play holds "
+            "for that many games, no more.", ""]
+
+
+def dashboard(entries, ctx) -> list[str]:
+    """``entries``: (doc, [(players, options, results)]) per game. One table
+    per game: a row per property, a column per configuration."""
+    out = budget_note(ctx)
+    total = bad = 0
+    for doc, configs in entries:
+        out += heading(doc.title + (f", variant {doc.path.stem}" if doc.base else ""), "-")
+        out += [f"Spec ``{doc.path.name}``; {len(configs)} configurations "
+                "(every player count times every mode the game block lists).", ""]
+        props = list(doc.prog.properties)
+        cols = []
+        for n, opts, _ in configs:
+            shown = ", ".join(str(v) for k, v in opts.items())
+            cols.append(f"{n}p" + (f" {shown}" if shown else ""))
+        rows = []
+        for name in props:
+            row = [f"``{name}``"]
+            for _, _, results in configs:
+                r = next((x for x in results if x.property == name), None)
+                if r is None:
+                    row.append("n/a")
+                else:
+                    total += 1
+                    bad += not r.ok
+                    row.append(badge(r.verdict, r.ok))
+            rows.append(row)
+        out += table(["property"] + [esc(c) for c in cols], rows, classes="atoll-dashboard")
+        secs = sum(r.seconds for _, _, rs in configs for r in rs)
+        out += [f"{sum(len(rs) for _, _, rs in configs)} verdicts, "
+                f"{sum(not r.ok for _, _, rs in configs for r in rs)} not as expected; "
+                f"{secs:.1f} s of checking. \"n/a\": the property's ``when`` leaves the "
+                "configuration out.", ""]
+    return [f"{total} verdicts in all, {total - bad} as the specs expect, {bad} not.", ""] + out

@@ -1,0 +1,364 @@
+"""The Sphinx extension: rule documentation generated from Atoll specs.
+
+Add ``"atoll.sphinx"`` to ``extensions`` in ``conf.py``. At the start of a
+build it finds every game under ``atoll_specs`` (and the variants that
+extend each one) and writes a page for each edition under ``atoll_pages``;
+it writes a page per diagnostic code under ``atoll_diagnostics``. Pages are
+made of these directives, usable in any page (a spec path is relative to the
+page, or to the source folder when it starts with ``/``):
+
+``atoll-players SPEC``, ``atoll-designer SPEC``
+    The players' rulebook and the designer's edition of a game.
+``atoll-variant SPEC``
+    A variant: what it changes against its game, and its verdicts.
+``atoll-overview SPEC``
+    A game's key facts and its variants.
+``atoll-section SPEC`` with ``:part:``
+    One part: components, options, house-rules, constants, state, flow,
+    phases, endings, assumptions, unmodelled, pictures, verification.
+``atoll-dashboard`` (one spec a line)
+    Verdicts of every game x player count x mode x property.
+``atoll-diagnostic CODE``, ``atoll-diagnostics``
+    A diagnostic code of the registry, and the table of all of them.
+``atoll-cli``
+    The command line reference, read from the argument parser.
+``atoll-pipeline`` (one ``name: caption`` a line, ``:branches:``)
+    A picture of a pipeline of stages.
+
+Roles: ``:atoll:`code``` (highlighted spec code), ``:atoll-verdict:`VERDICT
+<ok>``` (a coloured badge), ``:atoll-assumption:`text``` (a marker).
+Pictures are SVG files written under ``_atoll/`` in the source folder;
+verification results are cached (see ``atoll.verify.cache``).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from atoll.docgen import editions, rst, rulebook, site
+from atoll.diagnostics import SpecError
+
+logger = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "sphinx_static"
+PICTURES = "_atoll"
+
+
+def toolchain_files() -> list[str]:
+    """The source of the packages a generated page depends on: a page is
+    rebuilt when the toolchain that wrote it changes, not only its spec."""
+    import atoll.compiler
+    import atoll.docgen
+    import atoll.grammar
+    import atoll.verify
+    out = []
+    for pkg in (atoll.grammar, atoll.compiler, atoll.verify, atoll.docgen):
+        folder = Path(pkg.__file__).parent
+        out += [str(f) for f in sorted(folder.glob("*.py")) + sorted(folder.glob("*.lark"))]
+    return out
+
+
+# ---------------------------------------------------------------- roles
+
+def atoll_code_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+    node = nodes.literal(rawtext, text, language="atoll", classes=["code", "highlight", "atoll"])
+    return [node], []
+
+
+_VERDICT_CLASSES = (("PROVED", "proved"), ("HOLDS", "holds"), ("NO VIOLATION", "holds"),
+                    ("VIOLATED", "violated"), ("WITNESS FOUND", "witness"),
+                    ("NO WITNESS", "no-witness"), ("UNKNOWN", "unknown"))
+
+
+def verdict_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+    m = re.fullmatch(r"(.*?)\s*<(ok|unexpected)>", text.strip())
+    verdict, flag = (m.group(1), m.group(2)) if m else (text.strip(), "ok")
+    kind = next((c for prefix, c in _VERDICT_CLASSES if verdict.startswith(prefix)), "unknown")
+    classes = ["atoll-verdict", f"atoll-verdict-{kind}",
+               "atoll-as-expected" if flag == "ok" else "atoll-unexpected"]
+    label = verdict if flag == "ok" else f"{verdict} (not as expected)"
+    return [nodes.inline(rawtext, label, classes=classes)], []
+
+
+def assumption_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+    return [nodes.inline(rawtext, text, classes=["atoll-assumption"])], []
+
+
+# ---------------------------------------------------------------- directives
+
+class _AtollDirective(SphinxDirective):
+    """Shared by the directives: parse generated reST, store pictures."""
+
+    def render(self, text: str) -> list[nodes.Node]:
+        return self.parse_text_to_nodes(text, allow_section_headings=True)
+
+    def picture(self, name: str, svg: str, caption: str) -> list[str]:
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
+        folder = Path(self.env.srcdir) / PICTURES
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.svg"
+        if not path.exists() or path.read_text(encoding="utf-8") != svg:
+            path.write_text(svg, encoding="utf-8")
+        return [f".. figure:: /{PICTURES}/{name}.svg", f"   :alt: {name}", "",
+                f"   {caption}", ""]
+
+    def shown_path(self, path: Path) -> str:
+        """A spec's path as a page shows it: from the project's root (the
+        folder above the docs), or just its name when it lies elsewhere."""
+        root = Path(self.env.atoll_confdir).resolve().parent
+        path = Path(path).resolve()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
+    def spec_path(self, arg: str) -> Path:
+        _, abs_path = self.env.relfn2path(arg, self.env.docname)
+        return Path(abs_path)
+
+    def load(self, arg: str):
+        path = self.spec_path(arg)
+        try:
+            doc = rulebook.load(path)
+        except SpecError as e:
+            raise self.error(f"{path}: the spec has errors:\n{e}") from None
+        for f in rulebook.input_files(doc.comp) + toolchain_files():
+            self.env.note_dependency(str(Path(f).resolve()))
+        return doc
+
+    def context(self) -> editions.Context:
+        cfg = self.config
+        ctx = editions.Context(picture=self.picture, example_seed=cfg.atoll_example_seed,
+                               shown_path=self.shown_path)
+        if cfg.atoll_verify:
+            cache = site.result_cache(self.env, cfg)
+            ctx.budget = cache.budget
+
+            def results(doc, players, options):
+                logger.info(f"atoll: verifying {doc.path.name} ({players} players, "
+                            f"{options or 'default options'})")
+                return cache.results(doc.path, players, options)
+            ctx.results = results
+        return ctx
+
+
+class PlayersDirective(_AtollDirective):
+    required_arguments = 1
+
+    def run(self):
+        doc = self.load(self.arguments[0])
+        return self.render(editions.players_edition(doc, self.context()))
+
+
+class DesignerDirective(_AtollDirective):
+    required_arguments = 1
+
+    def run(self):
+        doc = self.load(self.arguments[0])
+        return self.render(editions.designer_edition(doc, self.context()))
+
+
+class VariantDirective(_AtollDirective):
+    required_arguments = 1
+
+    def run(self):
+        from atoll.docgen import variants
+        doc = self.load(self.arguments[0])
+        return self.render(variants.variant_page(doc, self.context()))
+
+
+class OverviewDirective(_AtollDirective):
+    """A game's key facts; the content lists its variants, one spec a line."""
+    required_arguments = 1
+    has_content = True
+
+    def run(self):
+        from atoll.docgen import variants
+        doc = self.load(self.arguments[0])
+        found = [self.load(line.strip()) for line in self.content if line.strip()]
+        return self.render(variants.overview(doc, found))
+
+
+_PARTS = {
+    "components": lambda d, c: rulebook.components(d, designer=True),
+    "options": lambda d, c: rulebook.options_table(d, "option"),
+    "house-rules": lambda d, c: rulebook.house_rules(d),
+    "constants": lambda d, c: rulebook.constants_table(d, designer=True),
+    "state": lambda d, c: rulebook.state_table(d, designer=True),
+    "assumptions": lambda d, c: rulebook.assumptions_section(d),
+    "unmodelled": lambda d, c: rulebook.unmodelled_section(d),
+    "flow": lambda d, c: rulebook.flow_lines(d, lambda n: f"``{n}``"),
+    "phases": lambda d, c: [l for ph in d.prog.phases.values()
+                            for l in rulebook.phase_section(d, ph, False, rulebook.label(d.slug, "part"))],
+    "endings": lambda d, c: [l for en in d.prog.endings.values()
+                             for l in rulebook.ending_entry(d, en, False)],
+    "pictures": lambda d, c: _pictures(d, c),
+    "verification": lambda d, c: _verification(d, c),
+}
+
+
+def _pictures(doc, ctx):
+    from atoll.docgen import figures
+    return (figures.setup_pictures(doc, ctx) + figures.graph_pictures(doc, ctx)
+            + figures.constant_grids(doc, ctx))
+
+
+def _verification(doc, ctx):
+    from atoll.docgen import verdicts as verification_docs
+    if ctx.results is None:
+        return ["Verification is switched off for this build.", ""]
+    lo, _ = doc.prog.player_range
+    results = ctx.results(doc, lo, {})
+    return verification_docs.budget_note(ctx) + verification_docs.results_table(results)
+
+
+class SectionDirective(_AtollDirective):
+    required_arguments = 1
+    option_spec = {"part": lambda a: directives.choice(a, tuple(_PARTS))}
+
+    def run(self):
+        doc = self.load(self.arguments[0])
+        part = self.options.get("part", "components")
+        return self.render("\n".join(_PARTS[part](doc, self.context())) + "\n")
+
+
+class DashboardDirective(_AtollDirective):
+    has_content = True
+
+    def run(self):
+        from atoll.docgen import verdicts
+        ctx = self.context()
+        if ctx.results is None or not self.config.atoll_dashboard:
+            return self.render("The dashboard is switched off for this build (``atoll_verify`` "
+                               "or ``atoll_dashboard`` is false); ``atoll docs`` builds it.\n")
+        cache = site.result_cache(self.env, self.config)
+        entries = []
+        for line in self.content:
+            if not line.strip():
+                continue
+            doc = self.load(line.strip())
+            logger.info(f"atoll: verifying {doc.path.name}, every configuration")
+            entries.append((doc, cache.matrix(doc.path)))
+        return self.render("\n".join(verdicts.dashboard(entries, ctx)) + "\n")
+
+
+class DiagnosticDirective(_AtollDirective):
+    required_arguments = 1
+
+    def run(self):
+        from atoll.docgen import codes
+        examples = self.config.atoll_diagnostic_examples
+        folder = (Path(self.env.atoll_confdir) / examples).resolve() if examples else None
+        import atoll.diagnostics
+        for f in [atoll.diagnostics.__file__] + (sorted(map(str, folder.glob("*.atoll")))
+                                                 if folder and folder.is_dir() else []):
+            self.env.note_dependency(str(Path(f).resolve()))
+        try:
+            text = codes.code_page(self.arguments[0], folder)
+        except KeyError:
+            raise self.error(f"no diagnostic code {self.arguments[0]}") from None
+        return self.render(text)
+
+
+class DiagnosticsDirective(_AtollDirective):
+    def run(self):
+        from atoll.docgen import codes
+        return self.render(codes.index_table())
+
+
+class CliDirective(_AtollDirective):
+    def run(self):
+        import atoll.cli
+        from atoll.docgen import cli
+        self.env.note_dependency(str(Path(atoll.cli.__file__).resolve()))
+        return self.render(cli.reference())
+
+
+class PipelineDirective(_AtollDirective):
+    has_content = True
+    option_spec = {"branches": directives.unchanged, "name": directives.unchanged,
+                   "caption": directives.unchanged}
+
+    def run(self):
+        from atoll.docgen import svg
+
+        def pairs(items):
+            out = []
+            for item in items:
+                name, _, caption = item.partition(":")
+                if name.strip():
+                    out.append((name.strip(), caption.strip()))
+            return out
+        stages = pairs(self.content)
+        branches = pairs(self.options.get("branches", "").split(";"))
+        svg_text = svg.pipeline(stages, branches, self.options.get("caption", "pipeline"))
+        lines = self.picture(self.options.get("name", "pipeline"), svg_text,
+                             rst.esc(self.options.get("caption", "")) or "The pipeline.")
+        return self.render("\n".join(lines) + "\n")
+
+
+class GamesDirective(_AtollDirective):
+    """A table of games with links to their pages; the content has one
+    game a line: its page folder name, then its spec."""
+    has_content = True
+
+    def run(self):
+        rows = []
+        for line in self.content:
+            if not line.strip():
+                continue
+            slug, _, arg = line.strip().partition(" ")
+            doc = self.load(arg.strip())
+            lo, hi = doc.prog.player_range
+            links = (f":doc:`players' rulebook <{slug}/players>`, "
+                     f":doc:`designer's edition <{slug}/designer>`")
+            rows.append([f":doc:`{rst.esc(doc.title)} <{slug}/index>`",
+                         f"{lo} to {hi}" if lo != hi else str(lo), links])
+        if not rows:
+            return self.render("No game was found.\n")
+        return self.render("\n".join(rst.table(["game", "players", "pages"], rows,
+                                                    [30, 14, 56])) + "\n")
+
+
+# ---------------------------------------------------------------- setup
+
+def _generate(app) -> None:
+    site.write_pages(app)
+
+
+def _static(app) -> None:
+    if str(STATIC) not in [str(p) for p in app.config.html_static_path]:
+        app.config.html_static_path.append(str(STATIC))
+
+
+def setup(app):
+    from atoll.pygments_lexer import AtollLexer
+    app.add_config_value("atoll_specs", ["../spec"], "env")
+    app.add_config_value("atoll_pages", "games", "env")
+    app.add_config_value("atoll_diagnostics", "diagnostics", "env")
+    app.add_config_value("atoll_diagnostic_examples", "", "env")
+    app.add_config_value("atoll_dashboard", True, "env")
+    app.add_config_value("atoll_dashboard_variants", True, "env")
+    app.add_config_value("atoll_verify", True, "env")
+    app.add_config_value("atoll_verify_games", 100, "env")
+    app.add_config_value("atoll_verify_seed", 0, "env")
+    app.add_config_value("atoll_verify_timeout", 20.0, "env")
+    app.add_config_value("atoll_cache_dir", "", "env")
+    app.add_config_value("atoll_example_seed", 1, "env")
+    app.add_lexer("atoll", AtollLexer)
+    app.add_role("atoll", atoll_code_role)
+    app.add_role("atoll-verdict", verdict_role)
+    app.add_role("atoll-assumption", assumption_role)
+    for name, cls in (("atoll-players", PlayersDirective), ("atoll-designer", DesignerDirective),
+                      ("atoll-variant", VariantDirective), ("atoll-overview", OverviewDirective),
+                      ("atoll-section", SectionDirective), ("atoll-dashboard", DashboardDirective),
+                      ("atoll-diagnostic", DiagnosticDirective),
+                      ("atoll-diagnostics", DiagnosticsDirective), ("atoll-cli", CliDirective),
+                      ("atoll-pipeline", PipelineDirective), ("atoll-games", GamesDirective)):
+        app.add_directive(name, cls)
+    app.connect("builder-inited", _generate)
+    app.connect("builder-inited", _static)
+    app.add_css_file("atoll.css")
+    return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}

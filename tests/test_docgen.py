@@ -1,0 +1,318 @@
+"""The documentation generators without Sphinx: the lexer, discovery of
+games, the pictures, the verification cache, the generated references."""
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from atoll.docgen import figures, rulebook, site, svg
+from helpers import MASTERISLANDS, ROOT, SPEC
+
+FERRY = ROOT / "tests" / "docs" / "ferry.atoll"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+# ---------------------------------------------------------------- the lexer
+
+def _tokens(text):
+    pygments = pytest.importorskip("pygments", reason="Pygments comes with the docs extra")
+    from atoll.pygments_lexer import AtollLexer
+    return list(AtollLexer().get_tokens(text)), pygments
+
+
+def test_every_keyword_of_the_grammar_is_a_keyword_token():
+    from atoll.grammar.parse import keywords
+    words = keywords()
+    grammar = (ROOT / "grammar" / "atoll.lark").read_text()
+    assert set(words) == set(re.findall(r'"([a-z][a-z_]+)"', grammar))
+    toks, pygments = _tokens(" ".join(words))
+    kinds = {text: str(kind) for kind, text in toks if text.strip()}
+    for w in words:
+        assert kinds[w].startswith("Token.Keyword"), (w, kinds[w])
+
+
+def test_every_spec_lexes_without_errors():
+    from pygments.token import Error
+    files = list(SPEC.rglob("*.atoll")) + list((ROOT / "tests" / "good").glob("*.atoll")) + [FERRY]
+    for f in files:
+        toks, _ = _tokens(f.read_text())
+        bad = [t for k, t in toks if k is Error]
+        assert not bad, f"{f.name}: {bad[:5]}"
+        assert "".join(t for _, t in toks).rstrip("\n") == f.read_text().rstrip("\n")
+
+
+def test_the_lexer_is_registered_as_a_pygments_plugin():
+    pytest.importorskip("pygments", reason="Pygments comes with the docs extra")
+    from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+    assert type(get_lexer_by_name("atoll")).__name__ == "AtollLexer"
+    assert type(get_lexer_for_filename("game.atoll")).__name__ == "AtollLexer"
+
+
+# ---------------------------------------------------------------- discovery
+
+def test_discovery_finds_games_and_their_variants(tmp_path):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "g.atoll").write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
+    (tmp_path / "v" / "g_big.atoll").write_text('extends "../g.atoll"\n')
+    (tmp_path / "v" / "g_bigger.atoll").write_text('extends "g_big.atoll"\n')
+    (tmp_path / "part.atoll").write_text("const x: int = 1\n")   # not a game: no page
+    entries = site.discover(["."], tmp_path)
+    assert [e.slug for e in entries] == ["g"]
+    assert [v.name for v in entries[0].variants] == ["g_big.atoll", "g_bigger.atoll"]
+    shipped = site.discover(["spec"], ROOT)
+    assert "masterislands" in [e.slug for e in shipped]
+    mi = next(e for e in shipped if e.slug == "masterislands")
+    assert sorted(v.name for v in mi.variants) == sorted(
+        p.name for p in (SPEC / "variants").glob("masterislands*.atoll"))
+
+
+def test_pages_are_written_for_every_game_and_code_and_stale_ones_removed(tmp_path):
+    from atoll.diagnostics import CODES
+    entries = site.discover(["spec"], ROOT)
+    files = site.pages(entries, tmp_path, "games", True)
+    files.update(site.diagnostic_pages("diagnostics"))
+    (tmp_path / "games" / "old").mkdir(parents=True)
+    stale = tmp_path / "games" / "old" / "index.rst"
+    stale.write_text(site.MARK + "\n")
+    mine = tmp_path / "games" / "notes.rst"
+    mine.write_text("hand-written\n")
+    site.write_files(tmp_path, files, ["games", "diagnostics"])
+    for e in entries:
+        for page in ("index", "players", "designer"):
+            assert (tmp_path / "games" / e.slug / f"{page}.rst").is_file()
+        for v in e.variants:
+            assert (tmp_path / "games" / e.slug / "variants" / f"{v.stem}.rst").is_file()
+    assert sorted(p.stem for p in (tmp_path / "diagnostics").glob("A*.rst")) == sorted(CODES)
+    assert not stale.exists() and mine.exists()
+
+
+# ---------------------------------------------------------------- pictures
+
+def _svg(text):
+    return ET.fromstring(text)
+
+
+def test_the_grid_picture_has_one_cell_per_card_on_the_board():
+    import atoll
+    game = atoll.load(MASTERISLANDS, players=3)
+    state = game.new_initial_state(seed=11)
+    rng = __import__("random").Random(11)
+    for _ in range(40):
+        state.apply_action(rng.choice(state.legal_actions()))
+    obs = state.observation(0)["state"]
+    grids, marks = figures._grid_vars(game)
+    assert [n for n, _ in grids] == ["board"]
+    t = dict(grids)["board"]
+    root = _svg(figures.grid_svg(game, "board", t, obs["board"], figures._markers(obs, marks), "b"))
+    cells = [r for r in root.iter(f"{SVG}rect") if r.get("rx") == "6"]
+    dots = list(root.iter(f"{SVG}circle"))
+    assert len(cells) == len(obs["board"])
+    galleons = sum(len(f) for f in obs["fleet"])
+    legend_dots = len({p for p, f in enumerate(obs["fleet"]) if f})
+    assert len(dots) == galleons + legend_dots
+
+
+def _edges(path):
+    data = json.loads(path.read_text())["islands"]
+    return {frozenset((i["name"], j)) for i in data for j in i["links"]}
+
+
+def test_a_graph_in_the_data_is_found_once_and_drawn():
+    doc = rulebook.load(FERRY)
+    graphs = figures.find_graphs(doc)
+    # the table of islands and the map built from it are one graph
+    assert len(graphs) == 1
+    g = graphs[0]
+    edges = _edges(FERRY.parent / "data" / "ferry_islands.json")
+    assert len(g["nodes"]) == 6 and g["style_from"] == "islands"
+    root = _svg(figures.graph_svg(g))
+    nodes = [c for c in root.iter(f"{SVG}circle")]
+    assert len(nodes) == 6
+    assert len(list(root.iter(f"{SVG}path"))) == len(edges)
+    assert {c.get("fill") for c in nodes} == set(svg.member_colours(["harbour", "reef", "lagoon"]).values())
+
+
+def test_a_position_on_a_graph_marks_what_the_players_own():
+    import random
+    doc = rulebook.load(FERRY)
+    g, = figures.graphs(doc)
+    assert figures.owner_vars(doc, g) == (["flags"], [])
+    state = doc.game(2).new_initial_state(seed=1)
+    rng = random.Random(1)
+    for _ in range(3):
+        state.apply_action(rng.choice(state.legal_actions()))
+    obs = state.observation(0)["state"]
+    root = _svg(figures.graph_svg(g, obs, ["flags"], []))
+    rings = [c for c in root.iter(f"{SVG}circle") if c.get("fill") == "none"]
+    assert 1 <= len(rings) == len(obs["flags"])
+    owners = {p for _, p in obs["flags"]}
+    assert {r.get("stroke") for r in rings} == {svg.PLAYER_COLOURS[p] for p in owners}
+
+
+def test_drawings_are_the_same_in_every_run(tmp_path):
+    import subprocess
+    import sys
+    code = ("from atoll.docgen import rulebook, figures; import hashlib; "
+            f"g = figures.graphs(rulebook.load({str(FERRY)!r}))[0]; "
+            "print(hashlib.sha256(figures.graph_svg(g).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in (1, 2, 3)}
+    assert len(digests) == 1 and len(next(iter(digests)).strip()) == 64
+
+
+def test_a_table_of_links_is_a_graph_over_the_nodes_it_names(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "b.json").write_text(json.dumps({
+        "places": [{"name": n, "kind": k} for n, k in
+                   [("a", "big"), ("b", "small"), ("c", "big"), ("d", "small")]],
+        "links": [["a", "b"], ["b", "c"], ["c", "d"], ["d", "a"], ["a", "c"], ["a", "c"]]}))
+    (tmp_path / "g.atoll").write_text(
+        'game g { title: "G" players: 2..2 }\nenum Kind { big, small }\n'
+        'record Place { name: str, kind: Kind }\n'
+        'data places: list[Place] from "data/b.json" key "places"\n'
+        'data links: list[list[str]] from "data/b.json" key "links"\n'
+        'record Ex { own: int, others: list[int] }\n'
+        'const exs: list[Ex] = [Ex(2, [1, 1]), Ex(3, [5])] "Not a graph: 1 and 5 are no row."\n'
+        'state { n: int = 0 }\nflow { round { turns in seats: p } }\n'
+        'phase p { action go() { n = n + 1 end phase } }\nending e after_round when n >= 2 => tie\n')
+    g, = figures.find_graphs(rulebook.load(tmp_path / "g.atoll"))
+    assert g["name"] == "links" and sorted(map(str, g["nodes"])) == ["a", "b", "c", "d"]
+    root = _svg(figures.graph_svg(g))
+    assert len(list(root.iter(f"{SVG}path"))) == 6   # the doubled link a-c twice
+
+
+def test_a_planar_board_is_drawn_without_crossings():
+    # a 4 x 4 grid with both diagonals of one square: planar and biconnected
+    nodes = [(x, y) for x in range(4) for y in range(4)]
+    edges = [((x, y), (x + 1, y)) for x in range(3) for y in range(4)]
+    edges += [((x, y), (x, y + 1)) for x in range(4) for y in range(3)]
+    edges += [((1, 1), (2, 2))]
+    adj = {n: [] for n in nodes}
+    for a, b in edges:
+        adj[a].append(b)
+        adj[b].append(a)
+    from atoll.compiler.planarity import faces
+    found = faces(adj)
+    assert found is not None
+    pos = svg.tutte(nodes, edges, max(found, key=len))
+    for i, (a, b) in enumerate(edges):
+        for c, d in edges[i + 1:]:
+            if {a, b} & {c, d}:
+                continue
+            assert not svg._crosses(pos[a], pos[b], pos[c], pos[d]), (a, b, c, d)
+    assert len({(round(x, 3), round(y, 3)) for x, y in pos.values()}) == len(nodes)
+
+
+def test_the_example_turn_is_one_players_moves_replayed_from_its_seed():
+    doc = rulebook.load(MASTERISLANDS)
+    game = doc.game(2)
+    turns, final = figures._play(game, 5)
+    i = figures.pick_turn(turns)
+    before, player, acts = turns[i]
+    st = before.clone()
+    for kind, text in acts:
+        a = next(a for a in st.legal_actions() if str(a) == text)
+        assert a.player == player and a.kind == kind
+        st.apply_action(a)
+    after = turns[i + 1][0] if i + 1 < len(turns) else final
+    assert st.to_json() == after.to_json()
+
+
+# ---------------------------------------------------------------- texts
+
+def test_constant_values_keep_only_what_they_depend_on():
+    doc = rulebook.load(MASTERISLANDS)
+    vals = dict((tuple(sorted(c.items())), v) for c, v in
+                rulebook.constant_values(doc, doc.prog.consts["turn_limit"]))
+    assert set(vals) == {(("mission", m),) for m in ("easy", "medium", "hard")}
+    for (cfg,), v in vals.items():
+        game = doc.game(3, {"mode": "corsair", "mission": cfg[1]})
+        assert v == str(game.ns["k_turn_limit"])
+    hand = rulebook.constant_values(doc, doc.prog.consts["hand_size"])
+    assert hand == [({}, "3")]
+
+
+def test_excerpts_are_whole_declarations():
+    doc = rulebook.load(MASTERISLANDS)
+    text = MASTERISLANDS.read_text()
+    for ph in doc.prog.phases.values():
+        for a in ph.actions:
+            ex = doc.excerpt(a)
+            assert ex.startswith(f"action {a.name}(") and ex.rstrip().endswith("}")
+            assert ex.count("{") == ex.count("}")
+            body = "\n".join(l.strip() for l in ex.splitlines())
+            assert body in "\n".join(l.strip() for l in text.splitlines())
+    ex = doc.excerpt(doc.prog.phases["resupply"])
+    assert ex.startswith("phase resupply") and ex.endswith("}") and "ending" not in ex
+
+
+def test_the_cli_reference_has_every_command_and_option():
+    import argparse
+    from atoll.cli import build_parser
+    from atoll.docgen import cli
+    text = cli.reference()
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in subs.choices.items():
+        assert f"atoll {name}\n" in text
+        for a in sub._actions:
+            for opt in a.option_strings:
+                if opt not in ("-h", "--help"):
+                    assert f"``{opt}``" in text, (name, opt)
+
+
+def test_the_getting_started_page_has_the_readme_quick_start():
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Quick start\s*\n+```sh\n(.*?)```", readme, re.S).group(1)
+    page = (ROOT / "docs" / "getting-started.md").read_text()
+    for line in block.strip().splitlines():
+        assert line in page
+
+
+# ---------------------------------------------------------------- the cache
+
+def test_verification_results_are_cached_by_spec_content(tmp_path, monkeypatch):
+    from atoll.verify import cache as C
+    calls = []
+    real = C.run
+
+    def counting(*args, **kwargs):
+        calls.append(args[:3])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(C, "run", counting)
+    spec = tmp_path / "nim.atoll"
+    spec.write_text((ROOT / "README.md").read_text().split("## Your first spec", 1)[1]
+                    .split("```\n", 1)[1].split("```", 1)[0])
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    first = rc.results(spec)
+    again = C.ResultCache(tmp_path / "cache", C.Budget(games=3)).results(spec, 2, {})
+    assert len(calls) == 1 and [r.to_json() for r in first] == [r.to_json() for r in again]
+    C.ResultCache(tmp_path / "cache", C.Budget(games=4)).results(spec)   # another budget
+    spec.write_text(spec.read_text().replace("= 9", "= 8"))               # another spec
+    rc.results(spec)
+    assert len(calls) == 3
+
+
+# ---------------------------------------------------------------- the command
+
+def test_docs_without_sphinx_says_what_to_install(monkeypatch, capsys):
+    import importlib.util
+    from atoll.cli import main
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "sphinx" else real(name, *a))
+    assert main(["docs", str(ROOT / "docs")]) == 2
+    err = capsys.readouterr().err
+    assert "needs Sphinx" in err and 'pip install "atoll[docs]"' in err and "Traceback" not in err
+
+
+def test_docs_refuses_what_it_cannot_build(tmp_path, capsys):
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    from atoll.cli import main
+    assert main(["docs", str(tmp_path / "missing")]) == 2
+    (tmp_path / "notes.txt").write_text("x")
+    assert main(["docs", str(tmp_path / "notes.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "neither a Sphinx project" in err

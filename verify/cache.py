@@ -1,0 +1,126 @@
+"""Verification results kept on disk, for tools that ask again and again
+(the docs build runs every property of every game at each build).
+
+A result set is stored under a key made of the contents of every file the
+spec reads (the spec, the game it extends, its data files), the
+configuration (player count and the complete options), the budget (games,
+seed, z3 timeout) and the toolchain's own source, so a changed rule, data
+file, option or verifier never reuses an old verdict.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from atoll.compiler import pipeline
+from atoll.verify import verdicts as V
+from atoll.verify.runner import configurations, run
+
+
+@lru_cache(maxsize=1)
+def toolchain_digest() -> str:
+    """A digest of the source of the packages a verdict depends on (the
+    grammar, the compiler and the verifier; not the docs or the CLI)."""
+    import atoll.compiler
+    import atoll.grammar
+    import atoll.verify
+    h = hashlib.sha256()
+    for pkg in (atoll.grammar, atoll.compiler, atoll.verify):
+        for f in sorted(Path(pkg.__file__).parent.glob("*.py")) + \
+                sorted(Path(pkg.__file__).parent.glob("*.lark")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def spec_digest(comp) -> str:
+    """A digest of every file a compiled spec was read from."""
+    prog = comp.program
+    files = sorted(set(prog.sources) | {str(Path(d.span.file).parent / d.path)
+                                        for d in prog.data.values()})
+    h = hashlib.sha256()
+    for f in files:
+        h.update(Path(f).name.encode())
+        try:
+            h.update(Path(f).read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Budget:
+    games: int = 100
+    seed: int = 0
+    timeout_ms: int = 20_000
+
+
+def _result_to_data(r: V.Result) -> dict:
+    return {"property": r.property, "kind": r.kind, "method": r.method, "players": r.players,
+            "options": r.options, "verdict": r.verdict, "expected": r.expected,
+            "seconds": r.seconds, "detail": r.detail, "counterexample": r.counterexample,
+            "cites": list(r.cites), "axes": list(r.axes)}
+
+
+def _result_from_data(d: dict) -> V.Result:
+    return V.Result(d["property"], d["kind"], d["method"], d["players"], d["options"], d["verdict"],
+                    d["expected"], d["seconds"], d["detail"], d["counterexample"],
+                    tuple(d["cites"]), tuple(d["axes"]))
+
+
+class ResultCache:
+    """Verification results of one (spec, configuration, budget), computed
+    once and then read from ``folder`` (one JSON file per key)."""
+
+    def __init__(self, folder, budget: Budget = Budget()):
+        self.folder = Path(folder)
+        self.budget = budget
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, comp, players: int, options: dict) -> str:
+        game = pipeline.instantiate(comp, players, options)
+        data = {"spec": spec_digest(comp), "toolchain": toolchain_digest(), "players": players,
+                "options": game.options, "budget": [self.budget.games, self.budget.seed,
+                                                     self.budget.timeout_ms]}
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+    def results(self, spec_path, players: Optional[int] = None,
+                options: Optional[dict] = None) -> list[V.Result]:
+        """The results of every property for one configuration (the fewest
+        players and the default options unless given)."""
+        comp = pipeline.compile_spec(spec_path)
+        lo, _ = comp.program.player_range
+        players = lo if players is None else players
+        options = dict(options or {})
+        path = self.folder / f"{self.key(comp, players, options)}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.hits += 1
+            return [_result_from_data(d) for d in data["results"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        self.misses += 1
+        out = run(str(spec_path), players, options, games=self.budget.games, seed=self.budget.seed,
+                  timeout_ms=self.budget.timeout_ms)
+        self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
+        return out
+
+    def matrix(self, spec_path) -> list[tuple[int, dict, list[V.Result]]]:
+        """Every configuration of `verify --matrix`, each with its results."""
+        comp = pipeline.compile_spec(spec_path)
+        return [(n, opts, self.results(spec_path, n, opts))
+                for n, opts in configurations(comp, None, {}, True)]
+
+    def _store(self, path: Path, data: dict) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, default=str)
+        os.replace(tmp, path)   # atomic: a reader never sees half a file
