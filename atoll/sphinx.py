@@ -239,8 +239,14 @@ class DashboardDirective(_AtollDirective):
             if not line.strip():
                 continue
             doc = self.load(line.strip())
-            logger.info(f"atoll: verifying {doc.path.name}, every configuration")
-            entries.append((doc, cache.matrix(doc.path)))
+            logger.info(f"atoll: verifying {doc.path.name}, every configuration "
+                        f"(results are cached: only new or changed specs take time)")
+
+            def done(k, total, players, options, seconds, name=doc.path.name):
+                opts = ", ".join(f"{key}={v}" for key, v in options.items())
+                logger.info(f"atoll:   {name} {k}/{total}: {players} players"
+                            f"{', ' + opts if opts else ''} ({seconds:.1f} s)")
+            entries.append((doc, cache.matrix(doc.path, done)))
         return self.render("\n".join(verdicts.dashboard(entries, ctx)) + "\n")
 
 

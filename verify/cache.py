@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -112,11 +113,18 @@ class ResultCache:
         self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
         return out
 
-    def matrix(self, spec_path) -> list[tuple[int, dict, list[V.Result]]]:
-        """Every configuration of `verify --matrix`, each with its results."""
+    def matrix(self, spec_path, on_config=None) -> list[tuple[int, dict, list[V.Result]]]:
+        """Every configuration of `verify --matrix`, each with its results.
+        ``on_config(k, total, players, options, seconds)`` after each one."""
         comp = pipeline.compile_spec(spec_path)
-        return [(n, opts, self.results(spec_path, n, opts))
-                for n, opts in configurations(comp, None, {}, True)]
+        configs = configurations(comp, None, {}, True)
+        out = []
+        for k, (n, opts) in enumerate(configs, 1):
+            t0 = time.perf_counter()
+            out.append((n, opts, self.results(spec_path, n, opts)))
+            if on_config:
+                on_config(k, len(configs), n, opts, time.perf_counter() - t0)
+        return out
 
     def _store(self, path: Path, data: dict) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
