@@ -284,3 +284,23 @@ def test_strings_have_a_z3_meaning():
     assert r["degree"].verdict == V.PROVED
     assert r["sorted_names"].verdict == V.PROVED
     assert r["lusepil"].detail["witnesses"] == [{"i": "Isle(Lusepil, 7)"}]
+
+
+ROWS = '''
+record Row {{ name: str, parts: list[int], total: int }}
+const rows: list[Row] = [Row("a", [1, 2], 3), Row("b", [], 0), Row("c", [4, 4, 1], {last})]
+property rows_add_up theorem forall r: Row in rows: sum(x for x in r.parts) == r.total
+property some_row_is_empty witness exists r: Row in rows: size(r.parts) == 0
+'''
+
+
+@pytest.mark.parametrize("last,verdict", [(9, V.PROVED), (8, V.VIOLATED)])
+def test_binder_over_records_that_hold_collections(tmp_path, last, verdict):
+    """z3 picks a whole row of a table whose records hold a list."""
+    p = tmp_path / "rows.atoll"
+    p.write_text(COUNTER.read_text() + ROWS.format(last=last))
+    r = verdicts(p, only=["rows_add_up", "some_row_is_empty"])
+    assert r["rows_add_up"].verdict == verdict
+    if verdict == V.VIOLATED:
+        assert r["rows_add_up"].counterexample["inputs"]["r"] == 'Row(c, [4, 4, 1], 8)'
+    assert r["some_row_is_empty"].detail["witnesses"] == [{"r": "Row(b, [], 0)"}]
