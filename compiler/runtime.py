@@ -174,7 +174,7 @@ def _cite(cites) -> str:
 
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
-    __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "history", "chance_mode",
+    __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
                  "_legal")
 
     def __init__(self, game: "Game"):
@@ -186,9 +186,18 @@ class State:
         self.outcome: Optional[tuple] = None        # (ending name, winners)
         self.rng = [0, 0]
         self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
-        self.history: list[int] = []
+        self._hist: list = []       # the actions applied: ids, or Actions (whose id is computed when asked)
         self.chance_mode = "auto"
         self._legal = None
+
+    @property
+    def history(self) -> list[int]:
+        """The ids of the actions applied so far, chance outcomes included."""
+        return [h if h.__class__ is int else h.id for h in self._hist]
+
+    @history.setter
+    def history(self, ids) -> None:
+        self._hist = list(ids)
 
     # ------------------------------------------------------------ copying
     def clone(self) -> "State":
@@ -200,7 +209,7 @@ class State:
         c.rng = list(self.rng)
         c.pending = None if self.pending is None else (self.pending[0], list(self.pending[1]),
                                                        self.pending[2], self.pending[3])
-        c.history = list(self.history)
+        c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
         c._legal = None
         return c
@@ -634,6 +643,24 @@ class Game:
     def _apply(self, st: State, action) -> None:
         if st.outcome is not None:
             raise IllegalAction(f"the game is over (ending `{st.outcome[0]}`); no action is legal")
+        if isinstance(action, Action) and action._game is self and st.pending is None \
+                and not self._sim_point(st):
+            # One of this game's actions: found among the legal ones without its id.
+            legal = st._legal if st._legal is not None else st.legal_actions()
+            for match in legal:
+                if match is action:
+                    break
+            else:
+                match = next((a for a in legal if a.kind == action.kind and a.params == action.params),
+                             None)
+                if match is None:
+                    raise IllegalAction(self._explain(st, action))
+            forced = [] if st.chance_mode == "explicit" else None
+            self._transact(st, (self.action_by_name[match.kind], match.params, None), forced)
+            if st.pending is not None:
+                st.pending = (match.id,) + st.pending[1:]
+            st._hist.append(match)
+            return
         aid = action.id if isinstance(action, Action) else action
         if not isinstance(aid, int) or isinstance(aid, bool):
             raise IllegalAction(f"an action is an Action or its integer id, not {action!r}")
@@ -643,23 +670,20 @@ class Game:
                     pending_id, outcomes = st.pending[0], st.pending[1] + [a.params[0]]
                     act = None if pending_id is None else self._decode_pending(st, pending_id)
                     self._transact(st, act, outcomes)
-                    st.history.append(aid)
+                    st._hist.append(aid)
                     return
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
         legal = st._legal if st._legal is not None else st.legal_actions()
         sim = self._sim_point(st)
-        if isinstance(action, Action) and action._game is self and not sim:
-            match = next((a for a in legal if a.kind == action.kind and a.params == action.params), None)
-        else:
-            match = next((a for a in legal if a.id == aid), None)
+        match = next((a for a in legal if a.id == aid), None)
         if match is not None:
             spec = self.action_by_name[match.kind]
             forced = [] if st.chance_mode == "explicit" else None
             self._transact(st, (spec, match.params, match.player if sim else None), forced)
             if st.pending is not None:
                 st.pending = (aid,) + st.pending[1:]
-            st.history.append(aid)
+            st._hist.append(aid)
             return
         raise IllegalAction(self._explain(st, action))
 
@@ -761,7 +785,7 @@ class Game:
             "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5],
                         st.ctl[6]],
             "outcome": None if st.outcome is None else [st.outcome[0], list(st.outcome[1])],
-            "rng": list(st.rng), "chance": st.chance_mode, "history": list(st.history),
+            "rng": list(st.rng), "chance": st.chance_mode, "history": st.history,
             "pending": None if st.pending is None else {
                 "action": st.pending[0],
                 "outcomes": [self.codec.to_json(st.pending[3], o) for o in st.pending[1]],
