@@ -361,6 +361,18 @@ class Game:
                                  ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
                           for name in phases}
         ns["ENSURES_OK"] = self._ensures_ok
+        # Bound once, for the hot paths: what each step is called in an error
+        # message, and the endings by their timing.
+        self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
+        self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
+                                    f"the end condition of phase `{name}`") for name in phases}
+        self._action_where = [f"action `{a.name}`" for a in actions]
+        self._choices_where = [f"the choices of action `{a.name}`" for a in actions]
+        self._ends: dict[str, list] = {}
+        for en in endings:
+            self._ends.setdefault(en.time, []).append(
+                (en, f"ending `{en.name}`", ns[f"endc_{en.name}"], ns.get(f"endw_{en.name}"),
+                 ns.get(f"endk_{en.name}")))
 
     def __repr__(self) -> str:
         return f"<Game {self.title} players={self.num_players} options={self.options}>"
@@ -416,7 +428,7 @@ class Game:
                 if self._sim_stage(st):   # enter the first phase for everyone at once
                     name = self._phase_name(st)
                     enter = self._phase_fn[name][0]
-                    self._where = f"entering phase `{name}`"
+                    self._where = self._phase_where[name][0]
                     for p in players:
                         enter(st.S, p, X)
                     st.ctl[5] = False
@@ -460,7 +472,7 @@ class Game:
 
     def _sim_point(self, st: State) -> bool:
         """Several players of a simultaneous stage are still to make their first choice."""
-        return (st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
+        return (self._any_sim and st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
                 and len(st.ctl[4]) - st.ctl[2] >= 2)
 
     def _settle(self, st: State, X: Transaction) -> None:
@@ -470,15 +482,16 @@ class Game:
                 return
             name = self._phase_name(st)
             enter, auto, done, repeat = self._phase_fn[name]
+            where = self._phase_where[name]
             me = st.ctl[4][st.ctl[2]]
-            if self._sim_point(st) and not done(st.S, me):
+            if self._any_sim and self._sim_point(st) and not done(st.S, me):
                 return   # the players choose simultaneously
             if st.ctl[5]:
                 st.ctl[5] = False
-                self._where = f"entering phase `{name}`"
+                self._where = where[0]
                 enter(st.S, me, X)
                 if auto is not None:
-                    self._where = f"phase `{name}`"
+                    self._where = where[1]
                     auto(st.S, me, X)
                 if self._after_effects(st, X):
                     return
@@ -488,7 +501,7 @@ class Game:
                     continue
                 if st.ctl[5]:
                     continue
-            self._where = f"the end condition of phase `{name}`"
+            self._where = where[2]
             if done(st.S, me):
                 if repeat(st.S, me):
                     st.ctl[5] = True
@@ -499,18 +512,16 @@ class Game:
         raise ModelError("the flow ran a million automatic steps without a decision")
 
     def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
-        for en in self.endings:
-            if en.time != time:
-                continue
-            self._where = f"ending `{en.name}`"
-            if not self.ns[f"endc_{en.name}"](st.S):
+        for en, where, cond, win, key in self._ends.get(time, ()):
+            self._where = where
+            if not cond(st.S):
                 continue
             if en.kind == "win":
-                winners = tuple(sorted(set(self.ns[f"endw_{en.name}"](st.S))))
+                winners = tuple(sorted(set(win(st.S))))
             elif en.kind == "tie":
                 winners = ()
             else:
-                keys = {p: self.ns[f"endk_{en.name}"](st.S, p) for p in range(self.num_players)}
+                keys = {p: key(st.S, p) for p in range(self.num_players)}
                 best = max(keys.values())
                 top = [p for p in keys if keys[p] == best]
                 teams = {self.team_of.get(p, (p,)) for p in top}
@@ -529,7 +540,8 @@ class Game:
         """Apply ``action`` ((spec, params[, player at a simultaneous node]), or
         None for the setup) and everything automatic after it to a copy;
         commit only if it all succeeds."""
-        w = st.clone()
+        w = State.__new__(State)   # a working copy of what the flow and the effects change
+        w.game, w.S, w.ctl, w.outcome = self, list(st.S), list(st.ctl), st.outcome
         X = Transaction(st.rng[0], st.rng[1], forced)
         self._where = "setup"
         try:
@@ -545,7 +557,7 @@ class Game:
                     self._take_slot(w, action[2])
                 me = w.ctl[4][w.ctl[2]]
                 w.ctl[6] = True
-                self._where = f"action `{spec.name}`"
+                self._where = self._action_where[spec.index]
                 self._fn[spec.index][2](w.S, me, X, *params)
                 if not self._after_effects(w, X):
                     self._settle(w, X)
@@ -602,7 +614,7 @@ class Game:
             for ai in self.phases[name].actions:
                 spec = self.actions[ai]
                 gen, _, _, ens = self._fn[ai]
-                self._where = f"the choices of action `{spec.name}`"
+                self._where = self._choices_where[ai]
                 for params in gen(st.S, me):
                     if spec.ensures and not self._ensures_ok(spec.name, st.S, me, params):
                         continue
