@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
+from atoll.compiler.frame import Frame
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
 
@@ -61,6 +62,10 @@ class Lowerer:
         self.lines: list[str] = []
         self.tmp = 0
         self.seat_vars: set[str] = set()   # locals that iterate over seats
+        self.frame = Frame(prog)
+        self.known: dict = {}              # slots whose value is known where the code runs
+        self.variants: dict[tuple, int] = {}   # (action, known) -> number of its `can` variant
+        self.pending: list[tuple] = []     # variants named but not yet emitted
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -99,6 +104,10 @@ class Lowerer:
         return " ".join(out)
 
     def ex(self, e) -> str:
+        if self.known:
+            v = self.frame.const(e, self.known)
+            if v is not None:
+                return repr(v)
         if isinstance(e, A.IntLit):
             return repr(e.value)
         if isinstance(e, A.BoolLit):
@@ -225,7 +234,7 @@ class Lowerer:
         ref = self.p.refs.get(id(e), ("?",))
         kind = ref[0]
         if kind == "can":
-            return f"can_{_id(ref[1])}(S, me)"
+            return f"{self.can_name(ref[1], self.known)}(S, me)"
         if kind == "team_of":
             return f"TEAM_OF[{self.ex(e.args[0])}]"
         if kind == "record":
@@ -381,6 +390,7 @@ class Lowerer:
                           self.ex(ph.repeat) if ph.repeat is not None else "False")
             for a in ph.actions:
                 self.action(a)
+            self.flush_variants()
         self.current_phase = None
         for en in p.endings.values():
             n = _id(en.name)
@@ -457,25 +467,145 @@ class Lowerer:
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
-        # `ensures` disjuncts that read nothing the effect writes can be decided
-        # on the state before the action, without simulating it.
-        written = self._written(a.body)
-        clauses = []
-        for g in ensures:
-            pre = [d for d in self._disjuncts(g.cond) if self._frame_safe(d, written)]
-            clauses.append(" or ".join(self.ex(d) for d in pre) if pre else "False")
-        self.function(f"a_{n}_pre", "S, me", " and ".join(f"({c})" for c in clauses) or "True")
-        self.emit(f"def can_{n}(S, me):", 0)
         if ensures:
-            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
-            self.emit(f"if ENSURES_OK({a.name!r}, S, me, _p):", 2)
-            self.emit("return True", 3)
-            self.emit("return False", 1)
-        else:
-            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
+            self.ok_function(a, {}, f"a_{n}_ok")
+        self.can_function(a, {}, f"can_{n}")
+
+    # ------------------------------------------------------------ ensures and can
+    def can_name(self, action: str, known: dict) -> str:
+        """The function deciding `can(action)` on a state where ``known`` holds
+        (one variant per set of known slots, emitted with the phase)."""
+        if not known:
+            return f"can_{_id(action)}"
+        key = (action, frozenset(known.items()))
+        if key not in self.variants:
+            self.variants[key] = len(self.variants) + 1
+            self.pending.append((action, dict(known), self.variants[key]))
+        return f"can_{_id(action)}_{self.variants[key]}"
+
+    def flush_variants(self) -> None:
+        while self.pending:
+            name, known, i = self.pending.pop(0)
+            a = self.p.actions[name][1]
+            if not self.frame.ensures_decided(a, self.p.actions[name][0], known):
+                self.ok_function(a, known, f"a_{_id(name)}_ok_{i}")
+            self.can_function(a, known, f"can_{_id(name)}_{i}", f"a_{_id(name)}_ok_{i}")
+
+    def known_text(self, known: dict) -> str:
+        return ", ".join(f"{self.layout.names[self.layout.slots[k]]} = {v!r}"
+                         for k, v in sorted(known.items()))
+
+    def can_function(self, a: A.ActionDecl, known: dict, fname: str, ok: str = "") -> None:
+        phase = self.p.actions[a.name][0]
+        n = _id(a.name)
+        self.emit(f"def {fname}(S, me):", 0)
+        if known:
+            self.emit(f"# can({a.name}) where {self.known_text(known)}", 1)
+        self.emit(f"for _p in a_{n}_gen(S, me):", 1)
+        if self.frame.ensures_decided(a, phase, known):
             self.emit("return True", 2)
-            self.emit("return False", 1)
+        else:
+            self.emit(f"if {ok or f'a_{n}_ok'}(S, me, *_p):", 2)
+            self.emit("return True", 3)
+        self.emit("return False", 1)
         self.emit("", 0)
+
+    def ok_function(self, a: A.ActionDecl, known: dict, fname: str) -> None:
+        """Whether every `ensures` of ``a`` holds after its effect, for a choice
+        among its choices, on a state where ``known`` holds. The disjuncts that
+        read nothing the effect writes are tried before the effect; otherwise
+        the effect runs on a copy, without the stores that nothing after it
+        reads, and the `ensures` read the values it leaves known as constants."""
+        phase = self.p.actions[a.name][0]
+        plist = "".join(f", l_{_id(q.name)}" for q in a.params)
+        self.emit(f"def {fname}(S, me{plist}):", 0)
+        if known:
+            self.emit(f"# where {self.known_text(known)}", 1)
+        saved, self.known = self.known, known
+        clauses = self.frame.pre_clauses(a, phase)
+        if self.frame.ensures_decided(a, phase, known):
+            self.emit("return True", 1)
+            self.emit("", 0)
+            self.known = saved
+            return
+        parts, total = [], True
+        for cl in clauses:
+            ds = [d for d in cl if self.frame.const(d, known) is not False]
+            if not ds:
+                parts.append("False")
+                break   # the test is false from here on
+            parts.append(" or ".join(self.ex(d) for d in ds))
+            total = total and all(self.frame.total(d) for d in ds)
+        if parts[-1] != "False" or not total:
+            self.emit(f"if {' and '.join(f'({c})' for c in parts)}:", 1)
+            self.emit("return True", 2)
+        ensures = [g.cond for g in a.guards if g.kind == "ensures"]
+        after = self.frame.constants_after(a.body, phase, known)
+        body = self.live_statements(a, phase, self.frame.reads(tuple(ensures), after))
+        self.known = {}
+        if body:
+            self.emit("S = S[:]", 1)
+            if any(isinstance(x, (A.Draw, A.Deal, A.Win)) for st in body for x in A.walk(st)):
+                self.emit("X = DRY", 1)
+            self.block(body, 1)
+        self.known = after
+        self.emit(f"return {' and '.join(f'({self.ex(c)})' for c in ensures)}", 1)
+        self.emit("", 0)
+        self.known = saved
+
+    def live_statements(self, a: A.ActionDecl, phase: str, live: set) -> list:
+        """The effect's statements without those whose only work is a store
+        that nothing after them reads (and that cannot fail), and without the
+        signals to the transaction that cannot fail (`end`, `tie`, `win`)."""
+        fr = self.frame
+        before, acc = [], set()
+        for st in a.body:
+            before.append(set(acc))
+            acc |= fr.written([st], phase)
+        live = set(live)
+        kept = []
+        for st, wb in reversed(list(zip(a.body, before))):
+            if isinstance(st, (A.End, A.Tie)) or (isinstance(st, A.Win) and fr.total(st.players)):
+                continue
+            if isinstance(st, A.Assign):
+                slot = fr.slot_of_target(st.target.name, phase)
+                if slot not in live and self.store_total(a, st, phase, wb):
+                    continue
+                if st.target.indices:
+                    live.add(slot)
+                else:
+                    live.discard(slot)
+                live |= fr.reads((st.value,) + st.target.indices, {})
+            else:
+                live |= fr.reads(st, {})
+            kept.append(st)
+        return kept[::-1]
+
+    def store_total(self, a: A.ActionDecl, st: A.Assign, phase: str, written_before: set) -> bool:
+        """The assignment cannot fail (when its choice is among the action's choices)."""
+        fr = self.frame
+        idx = st.target.indices
+        if not all(fr.total(i) for i in idx):
+            return False
+        per_player = st.target.name in self.p.state and self.p.state[st.target.name].scope == "player"
+        is_map = (st.target.name in self.p.state and not per_player
+                  and self.p.state[st.target.name].type.name == "map")
+        if idx and not ((len(idx) == 1 and per_player and fr.is_seat(idx[0], frozenset()))
+                        or (len(idx) == 1 and is_map)):
+            return False   # a nested update checks its indices
+        v = st.value
+        if fr.total(v):
+            return True
+        # remove(xs, c) and swap(xs, c, y) where the choice c ranges over xs, unchanged so far
+        if isinstance(v, A.Call) and self.p.refs.get(id(v)) in (("stdlib", "remove"), ("stdlib", "swap")):
+            first, second = v.args[0], v.args[1]
+            ref = self.p.refs.get(id(second))
+            for q in a.params:
+                if (isinstance(second, A.Name) and ref == ("local", q.name) and first == q.domain
+                        and not (fr.reads(first, {}) & written_before)
+                        and all(fr.total(x) for x in (first,) + v.args[2:])):
+                    return True
+        return False
 
     def _distinct(self, e) -> bool:
         """The collection never holds an item twice (no need to collapse equal choices)."""
@@ -484,39 +614,6 @@ class Lowerer:
             ("stdlib", "sorted"), ("stdlib", "lines"), ("stdlib", "collinear_subsets"),
             ("stdlib", "collinear_subsets_summing"),
             ("stdlib", "subsets"))
-
-    def _written(self, stmts) -> set[str]:
-        out = set()
-        for s in stmts:
-            if isinstance(s, A.Assign):
-                out.add(s.target.name)
-            elif isinstance(s, A.Draw):
-                out.add(s.source.name)
-            elif isinstance(s, A.Deal):
-                out.update((s.source.name, s.dest.name))
-            elif isinstance(s, A.If):
-                out |= self._written(s.then) | self._written(s.else_)
-            elif isinstance(s, A.For):
-                out |= self._written(s.body)
-        return out
-
-    def _disjuncts(self, e) -> list:
-        if isinstance(e, A.BinOp) and e.op == "or":
-            return self._disjuncts(e.left) + self._disjuncts(e.right)
-        return [e]
-
-    def _frame_safe(self, e, written: set[str]) -> bool:
-        """Reads no variable in ``written`` and calls nothing that reads the state."""
-        for node in A.walk(e):
-            ref = self.p.refs.get(id(node))
-            if ref is None:
-                continue
-            if isinstance(node, A.Name) and ((ref[0] == "state" and ref[1] in written) or
-                                             (ref[0] == "phase" and ref[2] in written)):
-                return False
-            if isinstance(node, A.Call) and ref[0] in ("def", "can"):
-                return False
-        return True
 
     def _locals_in(self, e) -> set[str]:
         return {self.p.refs[id(n)][1] for n in A.walk(e)

@@ -356,11 +356,12 @@ class Game:
         self.source = source                  # the generated Python module
         self._fn = {a.index: (ns[f"a_{a.name}_gen"], ns[f"a_{a.name}_why"],
                               ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
-        self._pre = {a.index: ns[f"a_{a.name}_pre"] for a in actions}
+        # whether a choice leaves every `ensures` true (None: the action has none)
+        self._ok = {a.index: ns.get(f"a_{a.name}_ok") for a in actions}
         self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
                                  ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
                           for name in phases}
-        ns["ENSURES_OK"] = self._ensures_ok
+        ns["DRY"] = _DryRun()
         # Bound once, for the hot paths: what each step is called in an error
         # message, and the endings by their timing.
         self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
@@ -598,25 +599,19 @@ class Game:
                 out.extend(self._legal(c, simultaneous=True))
         return out
 
-    def _ensures_ok(self, name: str, S, me, params) -> bool:
-        spec = self.action_by_name[name]
-        if self._pre[spec.index](S, me):   # decided without simulating the effect
-            return True
-        S2 = list(S)
-        self._fn[spec.index][2](S2, me, _DryRun(), *params)
-        return self._fn[spec.index][3](S2, me) < 0
-
     def _legal(self, st: State, simultaneous: bool = False) -> list[Action]:
         me = st.ctl[4][st.ctl[2]]
         name = self._phase_name(st)
         out = []
         try:
+            S = st.S
             for ai in self.phases[name].actions:
                 spec = self.actions[ai]
-                gen, _, _, ens = self._fn[ai]
+                gen = self._fn[ai][0]
+                ok = self._ok[ai]
                 self._where = self._choices_where[ai]
-                for params in gen(st.S, me):
-                    if spec.ensures and not self._ensures_ok(spec.name, st.S, me, params):
+                for params in gen(S, me):
+                    if ok is not None and not ok(S, me, *params):
                         continue
                     out.append(self._make_action(spec, params, me, simultaneous))
         except RecursionError:
