@@ -418,31 +418,8 @@ class Lowerer:
         whens = [g for g in a.guards if g.kind == "when"]
         ensures = [g for g in a.guards if g.kind == "ensures"]
         # Generator of the parameter tuples allowed by the domains and `when` guards.
-        # Each guard is tested as soon as the parameters it reads are bound.
-        level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
-        by_level: dict[int, list] = {}
-        for g in whens:
-            lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
-            by_level.setdefault(lvl, []).append(g)
         self.emit(f"def a_{n}_gen(S, me):", 0)
-        depth = 1
-        for g in by_level.get(0, []):
-            self.emit(f"if not {self.ex(g.cond)}:", depth)
-            self.emit("return", depth + 1)
-        for i, q in enumerate(a.params):
-            dom_t = self.t(q.domain)
-            dom = self.ex(q.domain)
-            if not T.is_ordered_iteration(dom_t):
-                src = f"sorted({dom})"
-            elif self._distinct(q.domain):
-                src = dom
-            else:
-                src = f"f_unique({dom})"
-            self.emit(f"for l_{_id(q.name)} in {src}:", depth)
-            depth += 1
-            for g in by_level.get(i + 1, []):
-                self.emit(f"if not {self.ex(g.cond)}:", depth)
-                self.emit("continue", depth + 1)
+        depth = self.choice_loops(a, "return")
         self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
         self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.
@@ -501,13 +478,16 @@ class Lowerer:
         self.emit(f"def {fname}(S, me):", 0)
         if known:
             self.emit(f"# can({a.name}) where {self.known_text(known)}", 1)
-        self.emit(f"for _p in a_{n}_gen(S, me):", 1)
-        if self.frame.ensures_decided(a, phase, known):
-            self.emit("return True", 2)
+        if self.frame.ensures_decided(a, phase, known):   # is there a choice at all?
+            depth = self.choice_loops(a, "return False", exists=True)
+            self.emit("return True", depth)
         else:
+            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
             self.emit(f"if {ok or f'a_{n}_ok'}(S, me, *_p):", 2)
             self.emit("return True", 3)
-        self.emit("return False", 1)
+            depth = 2
+        if depth > 1:
+            self.emit("return False", 1)
         self.emit("", 0)
 
     def ok_function(self, a: A.ActionDecl, known: dict, fname: str) -> None:
@@ -606,6 +586,51 @@ class Lowerer:
                         and all(fr.total(x) for x in (first,) + v.args[2:])):
                     return True
         return False
+
+    def choice_loops(self, a: A.ActionDecl, stop: str, exists: bool = False) -> int:
+        """Emit the loops that bind the choices of ``a``; return the depth of
+        their body. Each `when` is tested as soon as the parameters it reads
+        are bound (``stop`` leaves when one that reads none fails). A domain
+        that reads no earlier choice and cannot fail is evaluated once, before
+        the loops. ``exists``: only whether there is a choice matters, so when
+        no test inside the loops can fail, items are taken in any order and
+        repeats are kept."""
+        whens = [g for g in a.guards if g.kind == "when"]
+        level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
+        by_level: dict[int, list] = {}
+        for g in whens:
+            lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
+            by_level.setdefault(lvl, []).append(g)
+        depth = 1
+        for g in by_level.get(0, []):
+            self.emit(f"if not {self.ex(g.cond)}:", depth)
+            self.emit(stop, depth + 1)
+        any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
+            self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
+        sources = []
+        for i, q in enumerate(a.params):
+            dom = self.ex(q.domain)
+            if any_order:
+                src = dom
+            elif not T.is_ordered_iteration(self.t(q.domain)):
+                src = f"sorted({dom})"
+            elif self._distinct(q.domain):
+                src = dom
+            else:
+                src = f"f_unique({dom})"
+            earlier = {p.name for p in a.params[:i]}
+            if i > 0 and not (self._locals_in(q.domain) & earlier) and self.frame.total(q.domain):
+                hoisted = self.fresh("dom")
+                self.emit(f"{hoisted} = {src}", depth)
+                src = hoisted
+            sources.append(src)
+        for i, q in enumerate(a.params):
+            self.emit(f"for l_{_id(q.name)} in {sources[i]}:", depth)
+            depth += 1
+            for g in by_level.get(i + 1, []):
+                self.emit(f"if not {self.ex(g.cond)}:", depth)
+                self.emit("continue", depth + 1)
+        return depth
 
     def _distinct(self, e) -> bool:
         """The collection never holds an item twice (no need to collapse equal choices)."""
