@@ -36,19 +36,25 @@ _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 def _lines(cells):
     """Maximal groups (of 2 or more) of the given positions that lie on one
-    horizontal, vertical or diagonal line; gaps are allowed."""
-    cells = set(cells)
+    horizontal, vertical or diagonal line; gaps are allowed. Directions in the
+    order of ``_DIRECTIONS``; within one, groups by their constant key."""
+    if not isinstance(cells, (set, frozenset, dict)):
+        cells = set(cells)
+    # For each direction, a key that is constant along it: y, x, y - x, y + x.
+    rows, cols, diagonals, antidiagonals = {}, {}, {}, {}
+    for p in cells:
+        x, y = p
+        rows.setdefault(y, []).append(p)
+        cols.setdefault(x, []).append(p)
+        diagonals.setdefault(y - x, []).append(p)
+        antidiagonals.setdefault(y + x, []).append(p)
     out = []
-    for dx, dy in _DIRECTIONS:
-        groups = {}
-        for (x, y) in cells:
-            # A key that is constant along the direction.
-            key = (y if dy == 0 else x if dx == 0 else (y - x) if dx == dy else (y + x))
-            groups.setdefault(key, []).append((x, y))
+    for groups in (rows, cols, diagonals, antidiagonals):
         for key in sorted(groups):
             g = groups[key]
             if len(g) >= 2:
-                out.append(tuple(sorted(g)))
+                g.sort()
+                out.append(tuple(g))
     return tuple(out)
 
 
@@ -85,25 +91,23 @@ def _collinear_subsets_summing(weights, total):
         if min(ws) <= 0:   # no pruning possible: try every subset
             out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
             continue
-        chosen = []
-        rest = [0] * (len(ws) + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
-        for i in range(len(ws) - 1, -1, -1):
+        if sum(ws) < total:   # even the whole line falls short
+            continue
+        n = len(ws)
+        rest = [0] * (n + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
+        for i in range(n - 1, -1, -1):
             rest[i] = rest[i + 1] + ws[i]
 
-        def search(i, acc):
-            if acc == total:
-                if len(chosen) >= 2:
-                    out.append(frozenset(chosen))
-                return
-            if acc + rest[i] < total:
-                return
-            for j in range(i, len(line)):
-                w = ws[j]
-                if acc + w <= total:
-                    chosen.append(line[j])
-                    search(j + 1, acc + w)
-                    chosen.pop()
-        search(0, 0)
+        def search(i, acc, chosen):
+            # Extend ``chosen`` (worth ``acc``) with line[j], j >= i, in order.
+            for j in range(i, n):
+                a = acc + ws[j]
+                if a < total:
+                    if a + rest[j + 1] >= total:
+                        search(j + 1, a, chosen + (line[j],))
+                elif a == total and chosen:
+                    out.append(frozenset(chosen + (line[j],)))
+        search(0, 0, ())
     return tuple(out)
 
 

@@ -25,6 +25,31 @@ def test_subsets_summing_agrees_with_the_brute_force():
     assert fast == slow and frozenset({(0, 0), (2, 0), (3, 0)}) in fast
 
 
+def test_lines_and_summing_subsets_in_their_order_on_random_boards():
+    import itertools
+    import random
+    rng = random.Random(7)
+    keys = (lambda p: p[1], lambda p: p[0], lambda p: p[1] - p[0], lambda p: p[1] + p[0])
+    for _ in range(300):
+        cells = {(rng.randrange(-3, 4), rng.randrange(-3, 4)) for _ in range(rng.randrange(0, 16))}
+        expected_lines = []   # rows, columns, diagonals, antidiagonals; each by its key
+        for key in keys:
+            groups = {}
+            for p in cells:
+                groups.setdefault(key(p), []).append(p)
+            expected_lines += [tuple(sorted(groups[k])) for k in sorted(groups) if len(groups[k]) >= 2]
+        assert F["lines"](cells) == tuple(expected_lines)
+        assert F["lines"](list(cells) + list(cells)) == tuple(expected_lines)
+        weights = {p: rng.randrange(1, 6) for p in cells}
+        total = rng.randrange(2, 13)
+        # positive weights: each line's subsets in lexicographic order of their indices
+        expected = [frozenset(line[i] for i in idx) for line in expected_lines
+                    for idx in sorted(c for k in range(2, len(line) + 1)
+                                      for c in itertools.combinations(range(len(line)), k))
+                    if sum(weights[line[i]] for i in idx) == total]
+        assert F["collinear_subsets_summing"](weights, total) == tuple(expected)
+
+
 def test_span_covered():
     assert F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (2, 0), (3, 0)})
     assert not F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (3, 0)})
