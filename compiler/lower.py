@@ -422,6 +422,19 @@ class Lowerer:
         depth = self.choice_loops(a, "return")
         self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
         self.emit("", 0)
+        # The legal choices as a list: domains and `when`s, then the `ensures`
+        # (their part that reads no choice tested once, before the loops).
+        self.emit(f"def a_{n}_choices(S, me):", 0)
+        self.emit("_out = []", 1)
+        pre = self.hoisted_pre(a) if ensures else None
+        depth = self.choice_loops(a, "return _out", [f"_pre = {pre}"] if pre else [])
+        choice = f"({''.join(q + ', ' for q in params)})"
+        if ensures:
+            self.emit(f"if {'_pre or ' if pre else ''}a_{n}_ok(S, me{plist}):", depth)
+            depth += 1
+        self.emit(f"_out.append({choice})", depth)
+        self.emit("return _out", 1)
+        self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.
         self.emit(f"def a_{n}_why(S, me{plist}):", 0)
         k = 0
@@ -489,6 +502,16 @@ class Lowerer:
         if depth > 1:
             self.emit("return False", 1)
         self.emit("", 0)
+
+    def hoisted_pre(self, a: A.ActionDecl):
+        """The test of the `ensures` before the effect, when it reads no choice
+        and cannot fail (so it can run once for all choices); else None."""
+        clauses = self.frame.pre_clauses(a, self.p.actions[a.name][0])
+        choices = {q.name for q in a.params}
+        if not all(clauses) or any(self._locals_in(d) & choices or not self.frame.total(d)
+                                   for cl in clauses for d in cl):
+            return None
+        return " and ".join(f"({' or '.join(self.ex(d) for d in cl)})" for cl in clauses)
 
     def ok_function(self, a: A.ActionDecl, known: dict, fname: str) -> None:
         """Whether every `ensures` of ``a`` holds after its effect, for a choice
@@ -587,14 +610,14 @@ class Lowerer:
                     return True
         return False
 
-    def choice_loops(self, a: A.ActionDecl, stop: str, exists: bool = False) -> int:
+    def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False) -> int:
         """Emit the loops that bind the choices of ``a``; return the depth of
         their body. Each `when` is tested as soon as the parameters it reads
         are bound (``stop`` leaves when one that reads none fails). A domain
         that reads no earlier choice and cannot fail is evaluated once, before
         the loops. ``exists``: only whether there is a choice matters, so when
         no test inside the loops can fail, items are taken in any order and
-        repeats are kept."""
+        repeats are kept. ``before``: lines to run once before the loops."""
         whens = [g for g in a.guards if g.kind == "when"]
         level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
         by_level: dict[int, list] = {}
@@ -605,6 +628,8 @@ class Lowerer:
         for g in by_level.get(0, []):
             self.emit(f"if not {self.ex(g.cond)}:", depth)
             self.emit(stop, depth + 1)
+        for line in before:
+            self.emit(line, depth)
         any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
             self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
         sources = []

@@ -358,6 +358,7 @@ class Game:
                               ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
         # whether a choice leaves every `ensures` true (None: the action has none)
         self._ok = {a.index: ns.get(f"a_{a.name}_ok") for a in actions}
+        self._choices = {a.index: ns[f"a_{a.name}_choices"] for a in actions}   # the legal ones
         self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
                                  ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
                           for name in phases}
@@ -606,14 +607,14 @@ class Game:
         try:
             S = st.S
             for ai in self.phases[name].actions:
-                spec = self.actions[ai]
-                gen = self._fn[ai][0]
-                ok = self._ok[ai]
                 self._where = self._choices_where[ai]
-                for params in gen(S, me):
-                    if ok is not None and not ok(S, me, *params):
-                        continue
-                    out.append(self._make_action(spec, params, me, simultaneous))
+                choices = self._choices[ai](S, me)
+                if simultaneous:
+                    spec = self.actions[ai]
+                    out.extend(self._make_action(spec, params, me, True) for params in choices)
+                else:
+                    kind = self.actions[ai].name
+                    out.extend([Action(kind, params, None, me, None, self) for params in choices])
         except RecursionError:
             raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
         except (ModelError, IllegalAction):
