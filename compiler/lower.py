@@ -213,6 +213,10 @@ class Lowerer:
         raise AssertionError(ref)  # pragma: no cover
 
     def binop(self, e: A.BinOp) -> str:
+        if self.known and e.op in ("and", "or"):   # a known left side that does not decide
+            left = self.frame.const(e.left, self.known)
+            if left is not None:
+                return self.ex(e.right)
         a, b = self.ex(e.left), self.ex(e.right)
         op = e.op
         lt = self.t(e.left)
@@ -422,17 +426,11 @@ class Lowerer:
         depth = self.choice_loops(a, "return")
         self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
         self.emit("", 0)
-        # The legal choices as a list: domains and `when`s, then the `ensures`
-        # (their part that reads no choice tested once, before the loops).
+        # The legal choices as a list: domains and `when`s, then the `ensures`.
         self.emit(f"def a_{n}_choices(S, me):", 0)
         self.emit("_out = []", 1)
-        pre = self.hoisted_pre(a) if ensures else None
-        depth = self.choice_loops(a, "return _out", [f"_pre = {pre}"] if pre else [])
-        choice = f"({''.join(q + ', ' for q in params)})"
-        if ensures:
-            self.emit(f"if {'_pre or ' if pre else ''}a_{n}_ok(S, me{plist}):", depth)
-            depth += 1
-        self.emit(f"_out.append({choice})", depth)
+        depth = self.ensured_loops(a, {}, "return _out", "")
+        self.emit(f"_out.append(({''.join(q + ', ' for q in params)}))", depth)
         self.emit("return _out", 1)
         self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.
@@ -458,13 +456,25 @@ class Lowerer:
         self.emit("return -1", 1)
         self.emit("", 0)
         if ensures:
-            self.ok_function(a, {}, f"a_{n}_ok")
-        self.can_function(a, {}, f"can_{n}")
+            self.post_function(a, {}, "")
+            pre = self.pre_test(a, {})[0]
+            self.emit(f"def a_{n}_ok(S, me{plist}):", 0)
+            self.emit(f"return {f'({pre}) or ' if pre else ''}a_{n}_post(S, me{plist})", 1)
+            self.emit("", 0)
+        self.can_function(a, {}, "")
 
     # ------------------------------------------------------------ ensures and can
+    # The meaning of `ensures` is: run the effect on a copy of the state, then
+    # test the conditions there. The generated code takes shortcuts:
+    # * pre-test: the disjuncts that read nothing the effect writes (and call
+    #   nothing) are tried on the state before the effect; when they read no
+    #   choice and cannot fail, once for all choices;
+    # * a_<action>_post runs the effect without the stores that nothing after
+    #   them reads, and reads the slots it sets to a literal as constants;
+    # * `can` there asks a variant specialised to those constants (numbered:
+    #   can_<action>_<n>); without a look-ahead, `can` is an existence test.
     def can_name(self, action: str, known: dict) -> str:
-        """The function deciding `can(action)` on a state where ``known`` holds
-        (one variant per set of known slots, emitted with the phase)."""
+        """The function deciding `can(action)` on a state where ``known`` holds."""
         if not known:
             return f"can_{_id(action)}"
         key = (action, frozenset(known.items()))
@@ -478,81 +488,98 @@ class Lowerer:
             name, known, i = self.pending.pop(0)
             a = self.p.actions[name][1]
             if not self.frame.ensures_decided(a, self.p.actions[name][0], known):
-                self.ok_function(a, known, f"a_{_id(name)}_ok_{i}")
-            self.can_function(a, known, f"can_{_id(name)}_{i}", f"a_{_id(name)}_ok_{i}")
+                self.post_function(a, known, f"_{i}")
+            self.can_function(a, known, f"_{i}")
 
     def known_text(self, known: dict) -> str:
         return ", ".join(f"{self.layout.names[self.layout.slots[k]]} = {v!r}"
                          for k, v in sorted(known.items()))
 
-    def can_function(self, a: A.ActionDecl, known: dict, fname: str, ok: str = "") -> None:
-        phase = self.p.actions[a.name][0]
-        n = _id(a.name)
-        self.emit(f"def {fname}(S, me):", 0)
+    def can_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
+        self.emit(f"def can_{_id(a.name)}{suffix}(S, me):", 0)
         if known:
             self.emit(f"# can({a.name}) where {self.known_text(known)}", 1)
-        if self.frame.ensures_decided(a, phase, known):   # is there a choice at all?
-            depth = self.choice_loops(a, "return False", exists=True)
-            self.emit("return True", depth)
-        else:
-            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
-            self.emit(f"if {ok or f'a_{n}_ok'}(S, me, *_p):", 2)
-            self.emit("return True", 3)
-            depth = 2
+        saved, self.known = self.known, known
+        depth = self.ensured_loops(a, known, "return False", suffix, exists=True)
+        self.known = saved
+        self.emit("return True", depth)
         if depth > 1:
             self.emit("return False", 1)
         self.emit("", 0)
 
-    def hoisted_pre(self, a: A.ActionDecl):
-        """The test of the `ensures` before the effect, when it reads no choice
-        and cannot fail (so it can run once for all choices); else None."""
-        clauses = self.frame.pre_clauses(a, self.p.actions[a.name][0])
-        choices = {q.name for q in a.params}
-        if not all(clauses) or any(self._locals_in(d) & choices or not self.frame.total(d)
-                                   for cl in clauses for d in cl):
-            return None
-        return " and ".join(f"({' or '.join(self.ex(d) for d in cl)})" for cl in clauses)
-
-    def ok_function(self, a: A.ActionDecl, known: dict, fname: str) -> None:
-        """Whether every `ensures` of ``a`` holds after its effect, for a choice
-        among its choices, on a state where ``known`` holds. The disjuncts that
-        read nothing the effect writes are tried before the effect; otherwise
-        the effect runs on a copy, without the stores that nothing after it
-        reads, and the `ensures` read the values it leaves known as constants."""
+    def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, suffix: str,
+                      exists: bool = False) -> int:
+        """The loops over the choices of ``a`` that pass its `when`s and
+        `ensures`, on a state where ``known`` holds; returns the depth of their
+        body. ``exists``: only whether there is one matters."""
         phase = self.p.actions[a.name][0]
-        plist = "".join(f", l_{_id(q.name)}" for q in a.params)
-        self.emit(f"def {fname}(S, me{plist}):", 0)
-        if known:
-            self.emit(f"# where {self.known_text(known)}", 1)
-        saved, self.known = self.known, known
-        clauses = self.frame.pre_clauses(a, phase)
         if self.frame.ensures_decided(a, phase, known):
-            self.emit("return True", 1)
-            self.emit("", 0)
-            self.known = saved
-            return
+            return self.choice_loops(a, stop, exists=exists)
+        pre, once = self.pre_test(a, known)
+        depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [])
+        post = f"a_{_id(a.name)}_post{suffix}(S, me{''.join(f', l_{_id(q.name)}' for q in a.params)})"
+        test = post if pre is None else f"_pre or {post}" if once else f"({pre}) or {post}"
+        self.emit(f"if {test}:", depth)
+        return depth + 1
+
+    def pre_test(self, a: A.ActionDecl, known: dict) -> tuple:
+        """The test of the `ensures` before the effect (None when it cannot
+        hold), and whether it reads no choice and cannot fail."""
+        saved, self.known = self.known, known
         parts, total = [], True
-        for cl in clauses:
+        for cl in self.frame.pre_clauses(a, self.p.actions[a.name][0]):
             ds = [d for d in cl if self.frame.const(d, known) is not False]
             if not ds:
                 parts.append("False")
-                break   # the test is false from here on
+                break   # false from here on
             parts.append(" or ".join(self.ex(d) for d in ds))
             total = total and all(self.frame.total(d) for d in ds)
-        if parts[-1] != "False" or not total:
-            self.emit(f"if {' and '.join(f'({c})' for c in parts)}:", 1)
-            self.emit("return True", 2)
+        self.known = saved
+        if parts[-1] == "False" and total:
+            return None, False
+        choices = {q.name for q in a.params}
+        once = total and parts[-1] != "False" and not any(
+            self._locals_in(d) & choices for cl in self.frame.pre_clauses(a, self.p.actions[a.name][0])
+            for d in cl)
+        return " and ".join(f"({c})" for c in parts), once
+
+    def post_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
+        """a_<action>_post<suffix>: whether every `ensures` of ``a`` holds after
+        its effect, for one of its choices on a state where ``known`` holds and
+        the pre-test failed."""
+        phase = self.p.actions[a.name][0]
+        plist = "".join(f", l_{_id(q.name)}" for q in a.params)
+        self.emit(f"def a_{_id(a.name)}_post{suffix}(S, me{plist}):", 0)
+        if known:
+            self.emit(f"# where {self.known_text(known)}", 1)
         ensures = [g.cond for g in a.guards if g.kind == "ensures"]
+        if len(ensures) == 1 and self.pre_test(a, known)[0] is not None:
+            # the pre-test failed: its disjuncts are false after the effect too
+            safe = self.frame.pre_clauses(a, phase)[0]
+            rest = [d for d in self.frame.disjuncts(ensures[0]) if not any(d is x for x in safe)]
+            known = dict(known)
+            for d in safe:   # a variable that failed the pre-test is false (true under `not`)
+                neg = isinstance(d, A.Not)
+                v = d.operand if neg else d
+                slot = self.frame.slot_of_ref(self.p.refs.get(id(v))) if isinstance(v, A.Name) else None
+                if slot is not None and self.t(v) == T.BOOL:
+                    known[slot] = neg
+        else:
+            rest = None
         after = self.frame.constants_after(a.body, phase, known)
-        body = self.live_statements(a, phase, self.frame.reads(tuple(ensures), after))
-        self.known = {}
+        tests = ensures if rest is None else rest
+        body = self.live_statements(a, phase, self.frame.reads(tuple(tests), after))
+        saved, self.known = self.known, {}
         if body:
             self.emit("S = S[:]", 1)
             if any(isinstance(x, (A.Draw, A.Deal, A.Win)) for st in body for x in A.walk(st)):
                 self.emit("X = DRY", 1)
             self.block(body, 1)
         self.known = after
-        self.emit(f"return {' and '.join(f'({self.ex(c)})' for c in ensures)}", 1)
+        if rest is None:
+            self.emit(f"return {' and '.join(f'({self.ex(c)})' for c in ensures)}", 1)
+        else:
+            self.emit(f"return {' or '.join(self.ex(d) for d in rest) or 'False'}", 1)
         self.emit("", 0)
         self.known = saved
 
@@ -625,6 +652,9 @@ class Lowerer:
             lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
             by_level.setdefault(lvl, []).append(g)
         depth = 1
+        if self.known:   # a `when` that the known slots make true needs no test
+            by_level = {lvl: [g for g in gs if self.frame.const(g.cond, self.known) is not True]
+                        for lvl, gs in by_level.items()}
         for g in by_level.get(0, []):
             self.emit(f"if not {self.ex(g.cond)}:", depth)
             self.emit(stop, depth + 1)

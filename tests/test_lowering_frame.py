@@ -122,7 +122,7 @@ def test_a_store_that_can_fail_is_kept_and_a_dead_one_dropped(tmp_path):
     path = tmp_path / "failing.atoll"
     path.write_text(FAILING)
     comp = atoll.compile_spec(path)
-    ok_src = comp.source.split("def a_peek_ok")[1].split("\ndef ")[0]
+    ok_src = comp.source.split("def a_peek_post")[1].split("\ndef ")[0]
     got, flag = comp.layout.slots[("state", "got")], comp.layout.slots[("state", "flag")]
     # `flag = true` is read by the `ensures` as the constant it leaves; `got = table[k]`
     # is read by nothing, but fails for k = 2, as the effect would.
