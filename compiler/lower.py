@@ -66,6 +66,8 @@ class Lowerer:
         self.known: dict = {}              # slots whose value is known where the code runs
         self.variants: dict[tuple, int] = {}   # (action, known) -> number of its `can` variant
         self.pending: list[tuple] = []     # variants named but not yet emitted
+        self.subst: dict[str, str] = {}    # a def's parameters, while its body is inlined
+        self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -143,14 +145,15 @@ class Lowerer:
         if isinstance(e, A.Call):
             return self.call(e)
         if isinstance(e, A.Aggregate):
-            # sum, count, min, max, all and any do not depend on the order
+            # sum, count, min, max, all and any do not depend on the order; those
+            # that read every item take a list (quicker to build than a generator)
             gen = f"{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}"
             if e.func == "sum":
-                return f"sum({gen})"
+                return f"sum([{gen}])"
             if e.func == "count":
-                return f"sum(1 {self.fors(e.fors, order_matters=False)})"
+                return f"len([1 {self.fors(e.fors, order_matters=False)}])"
             if e.func in ("min", "max"):
-                return f"{e.func}(({gen}), default=0)"
+                return f"{e.func}([{gen}], default=0)"
             return f"{e.func}({gen})"
         if isinstance(e, A.ListLit):
             return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
@@ -160,9 +163,9 @@ class Lowerer:
             return "{" + ", ".join(f"{self.ex(k)}: {self.ex(v)}" for k, v in zip(e.keys, e.values)) + "}"
         if isinstance(e, A.Comprehension):
             if e.kind == "list":
-                return f"tuple({self.ex(e.elem)} {self.fors(e.fors)})"
+                return f"tuple([{self.ex(e.elem)} {self.fors(e.fors)}])"
             if e.kind == "set":
-                return f"frozenset({self.ex(e.elem)} {self.fors(e.fors, order_matters=False)})"
+                return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
             return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
@@ -196,7 +199,7 @@ class Lowerer:
         ref = self.p.refs[id(e)]
         kind = ref[0]
         if kind == "local":
-            return f"l_{_id(ref[1])}"
+            return self.subst.get(ref[1]) or f"l_{_id(ref[1])}"
         if kind == "state":
             return f"S[{self.layout.slots[('state', ref[1])]}]"
         if kind == "phase":
@@ -253,6 +256,41 @@ class Lowerer:
         if kind == "stdlib":
             return f"f_{_id(ref[1])}({args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def inline_def(self, name: str, args) -> str | None:
+        """The body of a def in place of its call, when its arguments are names
+        or literals (nothing to evaluate once) and nothing can be captured;
+        None otherwise. The body is lowered as for the def itself."""
+        d = self.p.defs[name]
+        if self._calls_itself(name) or not all(
+                isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
+            return None
+        bound = {f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
+                 for f in n.fors}
+        used = {self.p.refs[id(x)][1] for x in args
+                if isinstance(x, A.Name) and self.p.refs.get(id(x), ("?",))[0] == "local"}
+        if bound & ({q.name for q in d.params} | used):
+            return None
+        subst = {q.name: self.ex(x) for q, x in zip(d.params, args)}
+        saved = self.subst, self.seat_vars
+        self.subst, self.seat_vars = subst, set(self.def_seats[name])
+        try:
+            return f"({self.ex(d.body)})"
+        finally:
+            self.subst, self.seat_vars = saved
+
+    def _calls_itself(self, name: str) -> bool:
+        todo, seen = [name], set()
+        while todo:
+            for n in A.walk(self.p.defs[todo.pop()].body):
+                ref = self.p.refs.get(id(n)) if isinstance(n, A.Call) else None
+                if ref is not None and ref[0] == "def":
+                    if ref[1] == name:
+                        return True
+                    if ref[1] not in seen:
+                        seen.add(ref[1])
+                        todo.append(ref[1])
+        return False
 
     # ------------------------------------------------------------ statements
     def emit(self, line: str, depth: int) -> None:
@@ -368,6 +406,7 @@ class Lowerer:
             self.function(f"init_{_id(v.name)}", "", self.ex(v.init), static=True)
         for d in p.defs.values():
             params = "".join(f", l_{_id(q.name)}" for q in d.params)
+            self.def_seats[d.name] = frozenset(self.seat_vars)
             self.function(f"d_{_id(d.name)}", f"S{params}", self.ex(d.body))
         self.emit("def setup(S, X):", 0)
         self.block(p.setup.body if p.setup else (), 1)
