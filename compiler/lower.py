@@ -250,6 +250,10 @@ class Lowerer:
                 names = ["x", "y"] if ref[1] == "Pos" else [f.name for f in self.p.records[ref[1]].fields]
                 return "(" + "".join(self.ex(given[n]) + ", " for n in names) + ")"
             return "(" + "".join(self.ex(a) + ", " for a in e.args) + ")"
+        if kind == "def" and ref[1] in self.def_seats:
+            inlined = self.inline_def(ref[1], e.args)
+            if inlined is not None:
+                return inlined
         args = ", ".join(self.ex(a) for a in e.args)
         if kind == "def":
             return f"d_{_id(ref[1])}(S{', ' if args else ''}{args})"
