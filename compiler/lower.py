@@ -76,7 +76,10 @@ class Lowerer:
     def iter_of(self, e, order_matters: bool = True) -> str:
         """Iterate a collection deterministically: sets and maps in sorted order,
         unless what is built does not depend on the order (a set, a sum, ...)."""
-        src = self.ex(e)
+        if isinstance(e, A.Call) and self.p.refs.get(id(e)) == ("stdlib", "keys"):
+            src = self.ex(e.args[0])   # a map yields its keys: no set of them needed
+        else:
+            src = self.ex(e)
         if T.is_ordered_iteration(self.t(e)) or not order_matters:
             return src
         return f"sorted({src})"
@@ -162,11 +165,7 @@ class Lowerer:
         if isinstance(e, A.MapLit):
             return "{" + ", ".join(f"{self.ex(k)}: {self.ex(v)}" for k, v in zip(e.keys, e.values)) + "}"
         if isinstance(e, A.Comprehension):
-            if e.kind == "list":
-                return f"tuple([{self.ex(e.elem)} {self.fors(e.fors)}])"
-            if e.kind == "set":
-                return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
-            return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
+            return self.comprehension(e)
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
             for arm in reversed(e.arms):
@@ -189,6 +188,16 @@ class Lowerer:
                     out = f"({val} if {subject} == {pat!r} else {out})"
             return out
         raise AssertionError(type(e).__name__)  # pragma: no cover
+
+    def comprehension(self, e: A.Comprehension, order_matters: bool = True) -> str:
+        """``order_matters``: False where the result is used in a way that
+        does not depend on its order (a standard function that sorts or
+        groups it), so sets and maps need not be iterated sorted."""
+        if e.kind == "list":
+            return f"tuple([{self.ex(e.elem)} {self.fors(e.fors, order_matters)}])"
+        if e.kind == "set":
+            return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
+        return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
 
     def field_index(self, record: str, name: str) -> int:
         if record == "Pos":
@@ -254,6 +263,12 @@ class Lowerer:
             inlined = self.inline_def(ref[1], e.args)
             if inlined is not None:
                 return inlined
+        if kind == "stdlib":
+            free = stdlib.ORDER_FREE.get(ref[1], ())
+            args = ", ".join(self.comprehension(a, order_matters=False)
+                             if i in free and isinstance(a, A.Comprehension) else self.ex(a)
+                             for i, a in enumerate(e.args))
+            return f"f_{_id(ref[1])}({args})"
         args = ", ".join(self.ex(a) for a in e.args)
         if kind == "def":
             return f"d_{_id(ref[1])}(S{', ' if args else ''}{args})"

@@ -396,6 +396,16 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
                           "one horizontal, vertical or diagonal line, consecutive or not."),
 }
 
+# The arguments (by position) whose order never changes a function's result:
+# the function reads them as a set, sorts them or groups them. A collection
+# built for such an argument need not be built in a fixed order.
+ORDER_FREE: dict[str, tuple[int, ...]] = {
+    "size": (0,), "keys": (0,), "distinct": (0,), "sorted": (0,), "bag": (0,), "count_of": (0,),
+    "without": (1,), "without_keys": (1,), "lines": (0,), "collinear_subsets": (0,),
+    "collinear_subsets_summing": (0,), "span_covered": (0, 1), "reach": (0, 1),
+    "components": (0,), "connected": (0,),
+}
+
 # Aggregates: func(elem for x in xs if c). Result type from the element type.
 AGGREGATES: dict[str, tuple[Optional[str], str, str]] = {
     # name -> (required element type or None, result type, doc)
