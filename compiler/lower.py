@@ -721,7 +721,13 @@ class Lowerer:
         any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
             self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
         sources = []
+        taken = {q.name for q in a.params}
         for i, q in enumerate(a.params):
+            fused = self._comprehension_of(q.domain, taken) if any_order else None
+            if fused is not None:   # walked as loops of its own, below
+                taken |= {f.var for f in fused[0].fors}
+                sources.append(fused)
+                continue
             dom = self.ex(q.domain)
             if any_order:
                 src = dom
@@ -738,11 +744,54 @@ class Lowerer:
                 src = hoisted
             sources.append(src)
         for i, q in enumerate(a.params):
-            self.emit(f"for l_{_id(q.name)} in {sources[i]}:", depth)
-            depth += 1
+            if isinstance(sources[i], tuple):
+                depth = self._fused_loops(q.name, *sources[i], depth)
+            else:
+                self.emit(f"for l_{_id(q.name)} in {sources[i]}:", depth)
+                depth += 1
             for g in by_level.get(i + 1, []):
                 self.emit(f"if not {self.ex(g.cond)}:", depth)
                 self.emit("continue", depth + 1)
+        return depth
+
+    def _comprehension_of(self, dom, taken: set):
+        """For an existence test: the set or list comprehension that ``dom`` is
+        (directly, or as the body of a def that can be inlined), with the
+        def's parameters and seat variables, when its variables are free."""
+        subst, seats = None, None
+        if isinstance(dom, A.Call) and self.p.refs.get(id(dom), ("?",))[0] == "def":
+            name = self.p.refs[id(dom)][1]
+            if name not in self.def_seats or self.inline_def(name, dom.args) is None:
+                return None
+            d = self.p.defs[name]
+            subst = {q.name: self.ex(x) for q, x in zip(d.params, dom.args)}
+            seats = set(self.def_seats[name])
+            dom = d.body
+        if not (isinstance(dom, A.Comprehension) and dom.kind in ("set", "list")):
+            return None
+        if {f.var for f in dom.fors} & taken:
+            return None
+        return dom, subst, seats
+
+    def _fused_loops(self, var: str, comp: A.Comprehension, subst, seats, depth: int) -> int:
+        """The loops of ``comp``, binding ``var`` to each item (in any order)."""
+        saved = self.subst, self.seat_vars
+        if subst is not None:
+            self.subst, self.seat_vars = subst, seats
+        try:
+            for f in comp.fors:
+                if self.is_seat_source(f.iter):
+                    self.seat_vars.add(f.var)
+                else:
+                    self.seat_vars.discard(f.var)
+                self.emit(f"for l_{_id(f.var)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+                depth += 1
+                for c in f.conds:
+                    self.emit(f"if not {self.ex(c)}:", depth)
+                    self.emit("continue", depth + 1)
+            self.emit(f"l_{_id(var)} = {self.ex(comp.elem)}", depth)
+        finally:
+            self.subst, self.seat_vars = saved
         return depth
 
     def _distinct(self, e) -> bool:
