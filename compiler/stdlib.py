@@ -84,31 +84,57 @@ def _span_covered(line, cover):
 
 def _collinear_subsets_summing(weights, total):
     """The sets of 2+ positions (keys of ``weights``) on one line whose weights
-    add up to ``total``; a pruned search when the weights are positive."""
+    add up to ``total``, in the order of ``lines``. Within a line of positive
+    weights, a pruned search gives them in the lexicographic order of their
+    indices; a line with a weight <= 0 is searched exhaustively, by size."""
     out = []
-    for line in _lines(weights):
-        ws = [weights[q] for q in line]
-        if min(ws) <= 0:   # no pruning possible: try every subset
-            out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
-            continue
-        if sum(ws) < total:   # even the whole line falls short
-            continue
-        n = len(ws)
-        rest = [0] * (n + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
-        for i in range(n - 1, -1, -1):
-            rest[i] = rest[i + 1] + ws[i]
-
-        def search(i, acc, chosen):
-            # Extend ``chosen`` (worth ``acc``) with line[j], j >= i, in order.
-            for j in range(i, n):
-                a = acc + ws[j]
-                if a < total:
-                    if a + rest[j + 1] >= total:
-                        search(j + 1, a, chosen + (line[j],))
-                elif a == total and chosen:
-                    out.append(frozenset(chosen + (line[j],)))
-        search(0, 0, ())
+    if any(w <= 0 for w in weights.values()):
+        for line in _lines(weights):
+            ws = [weights[q] for q in line]
+            if min(ws) <= 0:   # no pruning possible: try every subset
+                out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
+            elif sum(ws) >= total:
+                _subsets_summing(line, ws, total, out)
+        return tuple(out)
+    # Group as lines() does, adding up each group's weight on the way: a line
+    # worth less than the total in all holds no subset worth the total.
+    rows, cols, diagonals, antidiagonals = {}, {}, {}, {}   # by y, x, y - x, y + x
+    for p, w in weights.items():
+        x, y = p
+        for g, key in ((rows, y), (cols, x), (diagonals, y - x), (antidiagonals, y + x)):
+            entry = g.get(key)
+            if entry is None:
+                g[key] = [w, p]
+            else:
+                entry[0] += w
+                entry.append(p)
+    for g in (rows, cols, diagonals, antidiagonals):
+        for key in sorted(g):
+            entry = g[key]
+            if len(entry) >= 3 and entry[0] >= total:
+                line = sorted(entry[1:])
+                _subsets_summing(line, [weights[q] for q in line], total, out)
     return tuple(out)
+
+
+def _subsets_summing(line, ws, total, out) -> None:
+    """Append the subsets (2+ items) of ``line`` whose positive weights ``ws``
+    add up to ``total``, in the lexicographic order of their indices."""
+    n = len(ws)
+    rest = [0] * (n + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
+    for i in range(n - 1, -1, -1):
+        rest[i] = rest[i + 1] + ws[i]
+
+    def search(i, acc, chosen):
+        # Extend ``chosen`` (worth ``acc``) with line[j], j >= i, in order.
+        for j in range(i, n):
+            a = acc + ws[j]
+            if a < total:
+                if a + rest[j + 1] >= total:
+                    search(j + 1, a, chosen + (line[j],))
+            elif a == total and chosen:
+                out.append(frozenset(chosen + (line[j],)))
+    search(0, 0, ())
 
 
 def _reach(adj, starts):

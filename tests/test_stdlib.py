@@ -40,13 +40,18 @@ def test_lines_and_summing_subsets_in_their_order_on_random_boards():
             expected_lines += [tuple(sorted(groups[k])) for k in sorted(groups) if len(groups[k]) >= 2]
         assert F["lines"](cells) == tuple(expected_lines)
         assert F["lines"](list(cells) + list(cells)) == tuple(expected_lines)
-        weights = {p: rng.randrange(1, 6) for p in cells}
+        low = rng.choice((1, 1, -1))
+        weights = {p: rng.randrange(low, 6) for p in cells}
         total = rng.randrange(2, 13)
-        # positive weights: each line's subsets in lexicographic order of their indices
-        expected = [frozenset(line[i] for i in idx) for line in expected_lines
-                    for idx in sorted(c for k in range(2, len(line) + 1)
-                                      for c in itertools.combinations(range(len(line)), k))
-                    if sum(weights[line[i]] for i in idx) == total]
+        # a line of positive weights: its subsets in the lexicographic order of their
+        # indices; a line with a weight <= 0: by size, then lexicographic
+        expected = []
+        for line in expected_lines:
+            subsets = [c for k in range(2, len(line) + 1) for c in itertools.combinations(range(len(line)), k)]
+            if min(weights[p] for p in line) > 0:
+                subsets.sort()
+            expected += [frozenset(line[i] for i in idx) for idx in subsets
+                         if sum(weights[line[i]] for i in idx) == total]
         assert F["collinear_subsets_summing"](weights, total) == tuple(expected)
 
 
