@@ -464,6 +464,18 @@ class Lowerer:
             elif isinstance(o, A.OutcomeRank):
                 keys = "".join(self.ex(k) + ", " for k in o.keys)
                 self.function(f"endk_{n}", f"S, l_{_id(o.var)}", f"({keys})")
+        # Per timing, all its endings' conditions in one test: the position of
+        # the first that holds among them, or -1.
+        times: dict[str, list] = {}
+        for en in p.endings.values():
+            times.setdefault(en.time, []).append(en)
+        for time, ens in times.items():
+            self.emit(f"def endings_{_id(time)}(S):", 0)
+            for i, en in enumerate(ens):
+                self.emit(f"if {self.ex(en.cond)}:", 1)
+                self.emit(f"return {i}", 2)
+            self.emit("return -1", 1)
+            self.emit("", 0)
         if p.score:
             self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
         for pr in p.properties.values():

@@ -368,6 +368,7 @@ class Game:
         self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
         self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
                                     f"the end condition of phase `{name}`") for name in phases}
+        self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
         self._action_where = [f"action `{a.name}`" for a in actions]
         self._choices_where = [f"the choices of action `{a.name}`" for a in actions]
         self._ends: dict[str, list] = {}
@@ -375,6 +376,8 @@ class Game:
             self._ends.setdefault(en.time, []).append(
                 (en, f"ending `{en.name}`", ns[f"endc_{en.name}"], ns.get(f"endw_{en.name}"),
                  ns.get(f"endk_{en.name}")))
+        # per timing: the test of all its conditions at once, and its endings
+        self._end_test = {time: (ns[f"endings_{time}"], ends) for time, ends in self._ends.items()}
 
     def __repr__(self) -> str:
         return f"<Game {self.title} players={self.num_players} options={self.options}>"
@@ -479,34 +482,34 @@ class Game:
 
     def _settle(self, st: State, X: Transaction) -> None:
         """Run automatic steps until a player must decide or the game ends."""
+        S, ctl, rounds, steps = st.S, st.ctl, self.rounds, self._phase_step   # changed in place only
         for _ in range(1_000_000):
             if st.outcome is not None:
                 return
-            name = self._phase_name(st)
-            enter, auto, done, repeat = self._phase_fn[name]
-            where = self._phase_where[name]
-            me = st.ctl[4][st.ctl[2]]
-            if self._any_sim and self._sim_point(st) and not done(st.S, me):
+            name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
+            enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
+            me = ctl[4][ctl[2]]
+            if self._any_sim and self._sim_point(st) and not done(S, me):
                 return   # the players choose simultaneously
-            if st.ctl[5]:
-                st.ctl[5] = False
-                self._where = where[0]
-                enter(st.S, me, X)
+            if ctl[5]:
+                ctl[5] = False
+                self._where = where_enter
+                enter(S, me, X)
                 if auto is not None:
-                    self._where = where[1]
-                    auto(st.S, me, X)
+                    self._where = where_auto
+                    auto(S, me, X)
                 if self._after_effects(st, X):
                     return
                 if auto is not None:
-                    if not st.ctl[5] and self._phase_name(st) == name and st.ctl[4][st.ctl[2]] == me:
+                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2]] == me:
                         self._next_phase(st, X)
                     continue
-                if st.ctl[5]:
+                if ctl[5]:
                     continue
-            self._where = where[2]
-            if done(st.S, me):
-                if repeat(st.S, me):
-                    st.ctl[5] = True
+            self._where = where_done
+            if done(S, me):
+                if repeat(S, me):
+                    ctl[5] = True
                 else:
                     self._next_phase(st, X)
                 continue
@@ -514,28 +517,39 @@ class Game:
         raise ModelError("the flow ran a million automatic steps without a decision")
 
     def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
-        for en, where, cond, win, key in self._ends.get(time, ()):
-            self._where = where
-            if not cond(st.S):
-                continue
-            if en.kind == "win":
-                winners = tuple(sorted(set(win(st.S))))
-            elif en.kind == "tie":
-                winners = ()
+        test = self._end_test.get(time)
+        if test is None:
+            return False
+        fn, ends = test
+        try:
+            i = fn(st.S)
+        except Exception:
+            for _, where, cond, _, _ in ends:   # name the ending whose condition fails
+                self._where = where
+                cond(st.S)
+            raise   # pragma: no cover - one of the conditions raised above
+        if i < 0:
+            self._where = ends[-1][1]
+            return False
+        en, where, cond, win, key = ends[i]
+        self._where = where
+        if en.kind == "win":
+            winners = tuple(sorted(set(win(st.S))))
+        elif en.kind == "tie":
+            winners = ()
+        else:
+            keys = {p: key(st.S, p) for p in range(self.num_players)}
+            best = max(keys.values())
+            top = [p for p in keys if keys[p] == best]
+            teams = {self.team_of.get(p, (p,)) for p in top}
+            if len(teams) == 1:
+                winners = tuple(sorted(next(iter(teams))))
+            elif en.tie == "shared":
+                winners = tuple(top)
             else:
-                keys = {p: key(st.S, p) for p in range(self.num_players)}
-                best = max(keys.values())
-                top = [p for p in keys if keys[p] == best]
-                teams = {self.team_of.get(p, (p,)) for p in top}
-                if len(teams) == 1:
-                    winners = tuple(sorted(next(iter(teams))))
-                elif en.tie == "shared":
-                    winners = tuple(top)
-                else:
-                    winners = ()
-            st.outcome = (en.name, winners)
-            return True
-        return False
+                winners = ()
+        st.outcome = (en.name, winners)
+        return True
 
     # ------------------------------------------------------------ transactions
     def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:

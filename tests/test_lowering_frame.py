@@ -130,3 +130,33 @@ def test_a_store_that_can_fail_is_kept_and_a_dead_one_dropped(tmp_path):
     game = pipeline.instantiate(comp, 2)
     with pytest.raises(runtime.ModelError, match="peek.*KeyError"):
         game.new_initial_state(seed=0).legal_actions()
+
+
+ENDINGS = """
+game endings { title: "Endings" players: 2..2 }
+state {
+  table: map[int, int] = {0: 0, 1: 10} visible all
+  n: int = 0 visible all
+}
+flow { round { turns in seats: go } }
+phase go {
+  action step(k: int in [1, 2]) {
+    n = k
+    end phase
+  }
+}
+ending first immediately when n > 5 => tie
+ending second immediately when table[n] > 0 => tie
+ending third after_turn when n == 1 => win [0]
+"""
+
+
+def test_the_endings_of_one_timing_are_tested_together_and_a_failing_one_is_named(tmp_path):
+    path = tmp_path / "endings.atoll"
+    path.write_text(ENDINGS)
+    game = atoll.load(path, players=2)
+    st = game.new_initial_state(seed=0)
+    with pytest.raises(runtime.ModelError, match="ending `second`.*KeyError"):
+        st.apply_action(next(a for a in st.legal_actions() if a.params == (2,)))
+    st.apply_action(next(a for a in st.legal_actions() if a.params == (1,)))   # table[1] > 0
+    assert st.ending() == "second"
