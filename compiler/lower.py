@@ -339,8 +339,13 @@ class Lowerer:
         elif len(idx) == 1 and is_per_player and self.is_seat(lv.indices[0]):
             # the common case, written out: replace one player's entry
             t = self.fresh("t")
-            self.emit(f"{t} = {base}", depth)
-            self.emit(f"{base} = {t}[:{idx[0]}] + ({value},) + {t}[{idx[0]} + 1:]", depth)
+            if idx[0] == "me":   # always a seat: set it in a list copy (quicker than slicing)
+                self.emit(f"{t} = list({base})", depth)
+                self.emit(f"{t}[me] = {value}", depth)
+                self.emit(f"{base} = tuple({t})", depth)
+            else:
+                self.emit(f"{t} = {base}", depth)
+                self.emit(f"{base} = {t}[:{idx[0]}] + ({value},) + {t}[{idx[0]} + 1:]", depth)
         elif len(idx) == 1 and not is_per_player and isinstance(self.p.state.get(lv.name), A.VarDecl) \
                 and self.p.state[lv.name].type.name == "map":
             d = self.fresh("d")

@@ -25,7 +25,7 @@ from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
 
 SAFE_BUILTINS = {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all,
-                 "len": len, "range": range, "tuple": tuple, "frozenset": frozenset, "dict": dict,
+                 "len": len, "range": range, "tuple": tuple, "list": list, "frozenset": frozenset, "dict": dict,
                  "abs": abs}
 
 
