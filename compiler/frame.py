@@ -32,6 +32,7 @@ class Frame:
     def __init__(self, prog: Program):
         self.p = prog
         self._def_total: dict = {}
+        self._cans = None   # while `total` decides `can` calls (see post_total)
 
     # ------------------------------------------------------------ slots
     def slot_of_ref(self, ref) -> Optional[tuple]:
@@ -250,9 +251,87 @@ class Frame:
         return True
 
     # ------------------------------------------------------------ totality
-    def total(self, e, seats: frozenset = frozenset(), guards: tuple = ()) -> bool:
+    def store_total(self, a: A.ActionDecl, st: A.Assign, phase: str, written_before: set) -> bool:
+        """The assignment in the effect of ``a`` cannot fail (when the choice is
+        among the action's choices; ``written_before``: the slots the effect
+        wrote before it)."""
+        idx = st.target.indices
+        if not all(self.total(i) for i in idx):
+            return False
+        decl = self.p.state.get(st.target.name)
+        per_player = decl is not None and decl.scope == "player"
+        is_map = decl is not None and not per_player and decl.type.name == "map"
+        if idx and not ((len(idx) == 1 and per_player and self.is_seat(idx[0], frozenset()))
+                        or (len(idx) == 1 and is_map)):
+            return False   # a nested update checks its indices
+        v = st.value
+        if self.total(v):
+            return True
+        # remove(xs, c) and swap(xs, c, y) where the choice c ranges over xs, unchanged so far
+        if isinstance(v, A.Call) and self.p.refs.get(id(v)) in (("stdlib", "remove"), ("stdlib", "swap")):
+            first, second = v.args[0], v.args[1]
+            ref = self.p.refs.get(id(second))
+            for q in a.params:
+                if (isinstance(second, A.Name) and ref == ("local", q.name) and first == q.domain
+                        and not (self.reads(first, {}) & written_before)
+                        and all(self.total(x) for x in (first,) + v.args[2:])):
+                    return True
+        return False
+
+    def effect_total(self, a: A.ActionDecl, phase: str) -> bool:
+        """Every statement of the effect of ``a`` runs without failing (only
+        plain statements: assignments, `let`, `end`, `tie`, `win`)."""
+        written = set()
+        for st in a.body:
+            if isinstance(st, A.Assign):
+                if not self.store_total(a, st, phase, written):
+                    return False
+            elif isinstance(st, A.Let):
+                if not self.total(st.value):
+                    return False
+            elif isinstance(st, A.Win):
+                if not self.total(st.players):
+                    return False
+            elif not isinstance(st, (A.End, A.Tie)):
+                return False
+            written |= self.written([st], phase)
+        return True
+
+    def can_total(self, name: str, known: dict, visiting: frozenset = frozenset()) -> bool:
+        """`can(name)`, asked on a state where ``known`` holds, cannot fail."""
+        phase, a = self.p.actions[name]
+        key = (name, frozenset(known.items()))
+        if key in visiting:
+            return False
+        if not (all(self.total(q.domain) for q in a.params)
+                and all(self.total(g.cond) for g in a.guards if g.kind == "when")):
+            return False
+        if self.ensures_decided(a, phase, known):
+            return True
+        return self.post_total(a, known, visiting | {key})
+
+    def post_total(self, a: A.ActionDecl, known: dict, visiting: frozenset = frozenset()) -> bool:
+        """Testing the `ensures` of ``a`` for one of its choices (before the
+        effect, then after it) cannot fail."""
+        phase = self.p.actions[a.name][0]
+        if not all(self.total(d) for cl in self.pre_clauses(a, phase) for d in cl):
+            return False
+        if not self.effect_total(a, phase):
+            return False
+        after = self.constants_after(a.body, phase, known)
+        cans = lambda n: self.can_total(n, after, visiting)   # noqa: E731
+        return all(self.total(g.cond, cans=cans) for g in a.guards if g.kind == "ensures")
+
+    def total(self, e, seats: frozenset = frozenset(), guards: tuple = (), cans=None) -> bool:
         """Evaluating ``e`` cannot raise. ``seats``: locals known to hold a
-        valid seat; ``guards``: (map, key) pairs known to be present."""
+        valid seat; ``guards``: (map, key) pairs known to be present; ``cans``:
+        whether `can(a)` cannot fail (by default it may)."""
+        if cans is not None:
+            saved, self._cans = self._cans, cans
+            try:
+                return self.total(e, seats, guards)
+            finally:
+                self._cans = saved
         if e is None or isinstance(e, (A.IntLit, A.BoolLit, A.StrLit, A.Name)):
             return True
         if isinstance(e, A.BinOp):
@@ -293,6 +372,8 @@ class Frame:
                 d = self.p.defs[ref[1]]
                 bound = frozenset(q.name for q, x in zip(d.params, e.args) if self.is_seat(x, seats))
                 return self.def_total(ref[1], bound)
+            if ref[0] == "can" and self._cans is not None:
+                return self._cans(ref[1])
             return False   # `can` runs other rules
         if isinstance(e, (A.Aggregate, A.Comprehension)):
             inner = seats

@@ -591,7 +591,8 @@ class Lowerer:
         if self.frame.ensures_decided(a, phase, known):
             return self.choice_loops(a, stop, exists=exists)
         pre, once = self.pre_test(a, known)
-        depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [])
+        depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [],
+                                  exists=exists and self.frame.post_total(a, known))
         post = f"a_{_id(a.name)}_post{suffix}(S, me{''.join(f', l_{_id(q.name)}' for q in a.params)})"
         test = post if pre is None else f"_pre or {post}" if once else f"({pre}) or {post}"
         self.emit(f"if {test}:", depth)
@@ -674,7 +675,7 @@ class Lowerer:
                 continue
             if isinstance(st, A.Assign):
                 slot = fr.slot_of_target(st.target.name, phase)
-                if slot not in live and self.store_total(a, st, phase, wb):
+                if slot not in live and fr.store_total(a, st, phase, wb):
                     continue
                 if st.target.indices:
                     live.add(slot)
@@ -685,32 +686,6 @@ class Lowerer:
                 live |= fr.reads(st, {})
             kept.append(st)
         return kept[::-1]
-
-    def store_total(self, a: A.ActionDecl, st: A.Assign, phase: str, written_before: set) -> bool:
-        """The assignment cannot fail (when its choice is among the action's choices)."""
-        fr = self.frame
-        idx = st.target.indices
-        if not all(fr.total(i) for i in idx):
-            return False
-        per_player = st.target.name in self.p.state and self.p.state[st.target.name].scope == "player"
-        is_map = (st.target.name in self.p.state and not per_player
-                  and self.p.state[st.target.name].type.name == "map")
-        if idx and not ((len(idx) == 1 and per_player and fr.is_seat(idx[0], frozenset()))
-                        or (len(idx) == 1 and is_map)):
-            return False   # a nested update checks its indices
-        v = st.value
-        if fr.total(v):
-            return True
-        # remove(xs, c) and swap(xs, c, y) where the choice c ranges over xs, unchanged so far
-        if isinstance(v, A.Call) and self.p.refs.get(id(v)) in (("stdlib", "remove"), ("stdlib", "swap")):
-            first, second = v.args[0], v.args[1]
-            ref = self.p.refs.get(id(second))
-            for q in a.params:
-                if (isinstance(second, A.Name) and ref == ("local", q.name) and first == q.domain
-                        and not (fr.reads(first, {}) & written_before)
-                        and all(fr.total(x) for x in (first,) + v.args[2:])):
-                    return True
-        return False
 
     def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False) -> int:
         """Emit the loops that bind the choices of ``a``; return the depth of

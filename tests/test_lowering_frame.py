@@ -160,3 +160,36 @@ def test_the_endings_of_one_timing_are_tested_together_and_a_failing_one_is_name
         st.apply_action(next(a for a in st.legal_actions() if a.params == (2,)))
     st.apply_action(next(a for a in st.legal_actions() if a.params == (1,)))   # table[1] > 0
     assert st.ending() == "second"
+
+
+ORDER = """
+game order { title: "Order" players: 2..2 }
+state {
+  cells: set[Pos] = {pos(-2, -2), pos(-2, -1)} visible all
+  table: map[Pos, int] = {pos(-2, -2): 1} visible all
+}
+flow { round { turns in seats: go } }
+phase go {
+  ok: bool = false
+  done when not can(pick)
+  action pick(c: Pos in cells)
+    ensures ok
+  {
+    ok = table[c] > 0
+    end phase
+  }
+}
+ending over after_turn when true => tie
+"""
+
+
+def test_can_keeps_the_order_of_choices_when_a_test_can_fail(tmp_path):
+    # can(pick) must try pos(-2, -2) (sorted first; the set itself yields
+    # pos(-2, -1) first, whose test fails with a KeyError) and stop there.
+    path = tmp_path / "order.atoll"
+    path.write_text(ORDER)
+    game = atoll.load(path, players=2)
+    assert list(frozenset({(-2, -2), (-2, -1)}))[0] == (-2, -1)
+    st = game.new_initial_state(seed=0)   # evaluates `done`, hence can(pick)
+    with pytest.raises(runtime.ModelError, match="pick.*KeyError"):
+        st.legal_actions()   # lists every choice: the second one fails
