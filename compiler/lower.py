@@ -19,7 +19,7 @@ variables. ``me`` is the player whose turn it is; ``X`` is the transaction
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
@@ -67,6 +67,7 @@ class Lowerer:
         self.variants: dict[tuple, int] = {}   # (action, known) -> number of its `can` variant
         self.pending: list[tuple] = []     # variants named but not yet emitted
         self.subst: dict[str, str] = {}    # a def's parameters, while its body is inlined
+        self.overrides: dict[int, tuple] = {}   # slots read from locals (see post_by_substitution)
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
 
     # ------------------------------------------------------------ expressions
@@ -139,6 +140,13 @@ class Lowerer:
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
         if isinstance(e, A.Index):
+            over = self.override_of(e.obj)
+            if over is not None:   # one entry of this value was set by the effect
+                key = self.ex(e.key)
+                if over[0] == "player" and key == "me":
+                    return over[1]
+                orig = self.ex_plain(e)
+                return f"({over[-1]} if {key} == {'me' if over[0] == 'player' else over[1]} else {orig})"
             ot = self.t(e.obj)
             if isinstance(ot, tuple) and ot[0] == "list":
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
@@ -189,6 +197,26 @@ class Lowerer:
             return out
         raise AssertionError(type(e).__name__)  # pragma: no cover
 
+    def override_of(self, e):
+        """The override of a state or phase variable named by ``e``, if any."""
+        if not self.overrides or not isinstance(e, A.Name):
+            return None
+        slot = self.frame.slot_of_ref(self.p.refs.get(id(e)))
+        if slot is None:
+            return None
+        over = self.overrides.get(self.layout.slots[slot])
+        return over if over is not None and over[0] != "value" else None
+
+    def ex_plain(self, e: A.Index) -> str:
+        """``e`` read from the state itself (the entries the effect did not set)."""
+        i = self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.obj)])]
+        saved = self.overrides
+        self.overrides = {k: v for k, v in saved.items() if k != i}
+        try:
+            return self.ex(e)
+        finally:
+            self.overrides = saved
+
     def comprehension(self, e: A.Comprehension, order_matters: bool = True) -> str:
         """``order_matters``: False where the result is used in a way that
         does not depend on its order (a standard function that sorts or
@@ -209,10 +237,12 @@ class Lowerer:
         kind = ref[0]
         if kind == "local":
             return self.subst.get(ref[1]) or f"l_{_id(ref[1])}"
-        if kind == "state":
-            return f"S[{self.layout.slots[('state', ref[1])]}]"
-        if kind == "phase":
-            return f"S[{self.layout.slots[('phase', ref[1], ref[2])]}]"
+        if kind in ("state", "phase"):
+            i = self.layout.slots[("state", ref[1]) if kind == "state" else ("phase", ref[1], ref[2])]
+            if i in self.overrides:
+                assert self.overrides[i][0] == "value", "checked by post_substitution_plan"
+                return self.overrides[i][1]
+            return f"S[{i}]"
         if kind in ("const", "option", "data"):
             return f"k_{_id(ref[1])}"
         if kind == "member":
@@ -229,6 +259,12 @@ class Lowerer:
             left = self.frame.const(e.left, self.known)
             if left is not None:
                 return self.ex(e.right)
+        over = self.override_of(e.right) if e.op in ("in", "notin") else None
+        if over is not None and over[0] == "map":   # the effect added one key to this map
+            a, i = self.ex(e.left), self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.right)])]
+            if e.op == "in":
+                return f"({a} == {over[1]} or {a} in S[{i}])"
+            return f"({a} != {over[1]} and {a} not in S[{i}])"
         a, b = self.ex(e.left), self.ex(e.right)
         op = e.op
         lt = self.t(e.left)
@@ -281,14 +317,7 @@ class Lowerer:
         or literals (nothing to evaluate once) and nothing can be captured;
         None otherwise. The body is lowered as for the def itself."""
         d = self.p.defs[name]
-        if self._calls_itself(name) or not all(
-                isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
-            return None
-        bound = {f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
-                 for f in n.fors}
-        used = {self.p.refs[id(x)][1] for x in args
-                if isinstance(x, A.Name) and self.p.refs.get(id(x), ("?",))[0] == "local"}
-        if bound & ({q.name for q in d.params} | used):
+        if not self._inlinable(name, args):
             return None
         subst = {q.name: self.ex(x) for q, x in zip(d.params, args)}
         saved = self.subst, self.seat_vars
@@ -297,6 +326,17 @@ class Lowerer:
             return f"({self.ex(d.body)})"
         finally:
             self.subst, self.seat_vars = saved
+
+    def _inlinable(self, name: str, args) -> bool:
+        d = self.p.defs[name]
+        if name not in self.def_seats or self._calls_itself(name) or not all(
+                isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
+            return False
+        bound = {f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
+                 for f in n.fors}
+        used = {self.p.refs[id(x)][1] for x in args
+                if isinstance(x, A.Name) and self.p.refs.get(id(x), ("?",))[0] == "local"}
+        return not (bound & ({q.name for q in d.params} | used))
 
     def _calls_itself(self, name: str) -> bool:
         todo, seen = [name], set()
@@ -645,6 +685,10 @@ class Lowerer:
         after = self.frame.constants_after(a.body, phase, known)
         tests = ensures if rest is None else rest
         body = self.live_statements(a, phase, self.frame.reads(tuple(tests), after))
+        plan = self.post_substitution_plan(body, rest, after, phase) if rest else None
+        if plan is not None:
+            self.post_by_substitution(plan, rest, after)
+            return
         saved, self.known = self.known, {}
         if body:
             self.emit("S = S[:]", 1)
@@ -658,6 +702,114 @@ class Lowerer:
             self.emit(f"return {' or '.join(self.ex(d) for d in rest) or 'False'}", 1)
         self.emit("", 0)
         self.known = saved
+
+    def post_substitution_plan(self, body, rest, after: dict, phase: str):
+        """How to test the `ensures` after the effect without copying the
+        state: each statement's value goes to a local, and reads of what it
+        set take the local (a whole variable; the acting player's entry; one
+        key of a map, for `in` and reads at a key). None when some statement
+        or read does not fit, or `can` would read the state itself: only a
+        last disjunct `can(b)` that needs no look-ahead is inlined, as loops."""
+        plan, kinds = [], {}
+        for st in body:
+            if isinstance(st, A.Let):
+                plan.append((st, "let", None))
+                continue
+            if not isinstance(st, A.Assign):
+                return None
+            slot = self.frame.slot_of_target(st.target.name, phase)
+            decl = self.p.state.get(st.target.name)
+            idx = st.target.indices
+            if not idx:
+                kind = "value"
+            elif (len(idx) == 1 and decl is not None and decl.scope == "player"
+                  and self.p.refs.get(id(idx[0])) == ("me",)):
+                kind = "player"
+            elif len(idx) == 1 and decl is not None and decl.scope != "player" and decl.type.name == "map":
+                kind = "map"
+            else:
+                return None
+            if slot in kinds and (kind != "value" or kinds[slot] != "value"):
+                return None   # a second write to an entry: not followed
+            parts = (st.value,) + idx
+            if not all(self._substitution_ok(x, kinds) for x in parts):
+                return None
+            kinds[slot] = kind
+            plan.append((st, kind, slot))
+        last = rest[-1]
+        ref = self.p.refs.get(id(last)) if isinstance(last, A.Call) else None
+        if ref is not None and ref[0] == "can":
+            b_phase, b = self.p.actions[ref[1]]
+            if not self.frame.ensures_decided(b, b_phase, after):
+                return None
+            checked = rest[:-1] + [q.domain for q in b.params] + [g.cond for g in b.guards if g.kind == "when"]
+        else:
+            checked = list(rest)
+        if not all(self._substitution_ok(x, kinds) for x in checked):
+            return None
+        return plan
+
+    def _substitution_ok(self, e, kinds: dict) -> bool:
+        """Every read in ``e`` of a slot in ``kinds`` fits its substitution, and
+        nothing that reads such a slot is called with the state itself."""
+        if not kinds:
+            return True
+        if isinstance(e, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e)))
+            return slot not in kinds or kinds[slot] == "value"
+        if isinstance(e, A.Index) and isinstance(e.obj, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e.obj)))
+            if slot in kinds:
+                return self._substitution_ok(e.key, kinds)
+        if isinstance(e, A.BinOp) and e.op in ("in", "notin") and isinstance(e.right, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e.right)))
+            if slot in kinds and kinds[slot] == "map":
+                return self._substitution_ok(e.left, kinds)
+        if isinstance(e, A.Call):
+            ref = self.p.refs.get(id(e), ("?",))
+            if ref[0] in ("def", "can") and self.frame.reads(e, {}) & set(kinds):
+                if ref[0] == "can" or not self._inlinable(ref[1], e.args):
+                    return False
+                if not self._substitution_ok(self.p.defs[ref[1]].body, kinds):
+                    return False
+        if is_dataclass(e):
+            return all(self._substitution_ok(getattr(e, f.name), kinds)
+                       for f in fields(e) if f.name not in ("span", "phase_spans"))
+        if isinstance(e, (tuple, list)):
+            return all(self._substitution_ok(x, kinds) for x in e)
+        return True
+
+    def post_by_substitution(self, plan, rest, after: dict) -> None:
+        saved = self.known, self.overrides
+        self.known, self.overrides = {}, dict(self.overrides)
+        try:
+            for st, kind, slot in plan:
+                if kind == "let":
+                    self.emit(f"l_{_id(st.name)} = {self.ex(st.value)}", 1)
+                    continue
+                i = self.layout.slots[slot]
+                v = self.fresh("v")
+                self.emit(f"{v} = {self.ex(st.value)}", 1)   # the value first, as in the effect
+                if kind == "map":
+                    k = self.fresh("k")
+                    self.emit(f"{k} = {self.ex(st.target.indices[0])}", 1)
+                    self.overrides[i] = ("map", k, v)
+                else:
+                    self.overrides[i] = (kind, v)
+            self.known = after
+            last = rest[-1]
+            ref = self.p.refs.get(id(last)) if isinstance(last, A.Call) else None
+            tests = rest[:-1] if ref is not None and ref[0] == "can" else rest
+            for d in tests:
+                self.emit(f"if {self.ex(d)}:", 1)
+                self.emit("return True", 2)
+            if tests is not rest:   # the last disjunct can(b), as its loops
+                depth = self.choice_loops(self.p.actions[ref[1]][1], "return False", exists=True)
+                self.emit("return True", depth)
+            self.emit("return False", 1)
+            self.emit("", 0)
+        finally:
+            self.known, self.overrides = saved
 
     def live_statements(self, a: A.ActionDecl, phase: str, live: set) -> list:
         """The effect's statements without those whose only work is a store
