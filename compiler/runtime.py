@@ -554,43 +554,47 @@ class Game:
     # ------------------------------------------------------------ transactions
     def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:
         """Apply ``action`` ((spec, params[, player at a simultaneous node]), or
-        None for the setup) and everything automatic after it to a copy;
-        commit only if it all succeeds."""
-        w = State.__new__(State)   # a working copy of what the flow and the effects change
-        w.game, w.S, w.ctl, w.outcome = self, list(st.S), list(st.ctl), st.outcome
+        None for the setup) and everything automatic after it; keep the
+        result only if it all succeeds."""
+        # The state works on copies of its values and control (the values
+        # themselves are never changed in place); on any failure the
+        # originals are put back.
+        S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
+        st.S, st.ctl = list(S0), list(ctl0)
         X = Transaction(st.rng[0], st.rng[1], forced)
         self._where = "setup"
         try:
             if action is None:
-                self.ns["setup"](w.S, X)
-                w.S[0] = 0
-                self._begin_round(w, X)
-                if w.outcome is None and not self._after_effects(w, X):
-                    self._settle(w, X)
+                self.ns["setup"](st.S, X)
+                st.S[0] = 0
+                self._begin_round(st, X)
+                if st.outcome is None and not self._after_effects(st, X):
+                    self._settle(st, X)
             else:
                 spec, params = action[0], action[1]
                 if len(action) > 2 and action[2] is not None:   # a simultaneous choice
-                    self._take_slot(w, action[2])
-                me = w.ctl[4][w.ctl[2]]
-                w.ctl[6] = True
+                    self._take_slot(st, action[2])
+                me = st.ctl[4][st.ctl[2]]
+                st.ctl[6] = True
                 self._where = self._action_where[spec.index]
-                self._fn[spec.index][2](w.S, me, X, *params)
-                if not self._after_effects(w, X):
-                    self._settle(w, X)
-        except _NeedChance as need:
-            aid = None if action is None else self._action_id(
-                action[0], action[1], action[2] if len(action) > 2 else None)
-            st.pending = (aid, list(forced or []), need.bag, need.elem_type)
-            st._legal = None
-            return
-        except (IllegalAction, ModelError):
-            raise
-        except RecursionError:
-            raise ModelError(f"evaluating {self._where}: the rules call each other without end "
-                             "(for example two `ensures` that ask `can` of each other)") from None
-        except Exception as e:  # a spec bug surfaced by evaluation
+                self._fn[spec.index][2](st.S, me, X, *params)
+                if not self._after_effects(st, X):
+                    self._settle(st, X)
+        except BaseException as e:
+            st.S, st.ctl, st.outcome = S0, ctl0, outcome0
+            if isinstance(e, _NeedChance):
+                aid = None if action is None else self._action_id(
+                    action[0], action[1], action[2] if len(action) > 2 else None)
+                st.pending = (aid, list(forced or []), e.bag, e.elem_type)
+                st._legal = None
+                return
+            if isinstance(e, (IllegalAction, ModelError)) or not isinstance(e, Exception):
+                raise
+            if isinstance(e, RecursionError):
+                raise ModelError(f"evaluating {self._where}: the rules call each other without end "
+                                 "(for example two `ensures` that ask `can` of each other)") from None
+            # a spec bug surfaced by evaluation
             raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
-        st.S, st.ctl, st.outcome = w.S, w.ctl, w.outcome
         st.rng[1] = X.counter
         st.pending = None
         st._legal = None

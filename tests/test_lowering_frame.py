@@ -193,3 +193,33 @@ def test_can_keeps_the_order_of_choices_when_a_test_can_fail(tmp_path):
     st = game.new_initial_state(seed=0)   # evaluates `done`, hence can(pick)
     with pytest.raises(runtime.ModelError, match="pick.*KeyError"):
         st.legal_actions()   # lists every choice: the second one fails
+
+
+HALFWAY = """
+game halfway { title: "Halfway" players: 2..2 }
+state {
+  table: map[int, int] = {1: 10} visible all
+  n: int = 0 visible all
+}
+flow { round { turns in seats: go } }
+phase go {
+  action step(k: int in [1, 2]) {
+    n = n + 1
+    n = table[k]
+    end phase
+  }
+}
+ending over after_turn when n >= 10 => tie
+"""
+
+
+def test_an_action_that_fails_halfway_changes_nothing(tmp_path):
+    path = tmp_path / "halfway.atoll"
+    path.write_text(HALFWAY)
+    st = atoll.load(path, players=2).new_initial_state(seed=0)
+    before = st.to_json()
+    with pytest.raises(runtime.ModelError, match="step.*KeyError"):
+        st.apply_action(next(a for a in st.legal_actions() if a.params == (2,)))
+    assert st.to_json() == before and st.current_player() == 0
+    st.apply_action(next(a for a in st.legal_actions() if a.params == (1,)))
+    assert st.is_terminal()
