@@ -371,6 +371,10 @@ class Game:
         self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
         self._action_where = [f"action `{a.name}`" for a in actions]
         self._choices_where = [f"the choices of action `{a.name}`" for a in actions]
+        # per phase, for listing the legal actions: (error text, choices, action name, spec)
+        self._listing = {name: tuple((self._choices_where[ai], self._choices[ai], actions[ai].name,
+                                      actions[ai]) for ai in ph.actions)
+                         for name, ph in phases.items()}
         self._ends: dict[str, list] = {}
         for en in endings:
             self._ends.setdefault(en.time, []).append(
@@ -607,7 +611,7 @@ class Game:
         st.ctl[4] = tuple(players)
 
     def _all_legal(self, st: State) -> list:
-        if not self._sim_point(st):
+        if not self._any_sim or not self._sim_point(st):
             return self._legal(st)
         out = []
         done = self._phase_fn[self._phase_name(st)][2]
@@ -619,20 +623,17 @@ class Game:
         return out
 
     def _legal(self, st: State, simultaneous: bool = False) -> list[Action]:
-        me = st.ctl[4][st.ctl[2]]
-        name = self._phase_name(st)
+        ctl, S = st.ctl, st.S
+        me = ctl[4][ctl[2]]
         out = []
         try:
-            S = st.S
-            for ai in self.phases[name].actions:
-                self._where = self._choices_where[ai]
-                choices = self._choices[ai](S, me)
+            for where, choices, kind, spec in self._listing[self.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
+                self._where = where
                 if simultaneous:
-                    spec = self.actions[ai]
-                    out.extend(self._make_action(spec, params, me, True) for params in choices)
+                    out.extend([self._make_action(spec, params, me, True) for params in choices(S, me)])
                 else:
-                    kind = self.actions[ai].name
-                    out.extend([Action(kind, params, None, me, None, self) for params in choices])
+                    for params in choices(S, me):
+                        out.append(Action(kind, params, None, me, None, self))
         except RecursionError:
             raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
         except (ModelError, IllegalAction):
