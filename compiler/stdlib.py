@@ -8,6 +8,7 @@ never mutated in place: effects copy on write).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import Callable, Optional
 
@@ -21,11 +22,15 @@ class EvalError(Exception):
 
 # ---------------------------------------------------------------- implementations
 
+# The neighbours of a position are asked for again and again: the last few
+# thousand answers are kept (they are tuples, never changed).
+@lru_cache(maxsize=4096)
 def _orth(p):
     x, y = p
     return ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y))
 
 
+@lru_cache(maxsize=4096)
 def _around(p):
     x, y = p
     return tuple((x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
