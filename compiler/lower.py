@@ -299,6 +299,10 @@ class Lowerer:
             inlined = self.inline_def(ref[1], e.args)
             if inlined is not None:
                 return inlined
+        if kind == "stdlib" and ref[1] == "size":   # no call needed: the length
+            return f"len({self.ex(e.args[0])})"
+        if kind == "stdlib" and ref[1] == "pos":    # no call needed: a pair
+            return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
         if kind == "stdlib":
             free = stdlib.ORDER_FREE.get(ref[1], ())
             args = ", ".join(self.comprehension(a, order_matters=False)
