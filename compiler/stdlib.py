@@ -106,13 +106,31 @@ def _collinear_subsets_summing(weights, total):
     rows, cols, diagonals, antidiagonals = {}, {}, {}, {}   # by y, x, y - x, y + x
     for p, w in weights.items():
         x, y = p
-        for g, key in ((rows, y), (cols, x), (diagonals, y - x), (antidiagonals, y + x)):
-            entry = g.get(key)
-            if entry is None:
-                g[key] = [w, p]
-            else:
-                entry[0] += w
-                entry.append(p)
+        # each group is [its total weight, its positions...] (written out four times: hot)
+        e = rows.get(y)
+        if e is None:
+            rows[y] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = cols.get(x)
+        if e is None:
+            cols[x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = diagonals.get(y - x)
+        if e is None:
+            diagonals[y - x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = antidiagonals.get(y + x)
+        if e is None:
+            antidiagonals[y + x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
     for g in (rows, cols, diagonals, antidiagonals):
         for key in sorted(g):
             entry = g[key]
