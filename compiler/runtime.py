@@ -366,6 +366,8 @@ class Game:
         # Bound once, for the hot paths: what each step is called in an error
         # message, and the endings by their timing.
         self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
+        self._round_fn = [ns[f"round_{i}"] for i in range(len(rounds))]
+        self._stage_fn = [[ns[f"stage_{i}_{j}"] for j in range(len(rd))] for i, rd in enumerate(rounds)]
         self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
                                     f"the end condition of phase `{name}`") for name in phases}
         self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
@@ -410,8 +412,8 @@ class Game:
 
     def _begin_round(self, st: State, X: Transaction) -> None:
         st.S[0] += 1
-        for i in range(len(self.rounds)):
-            if self.ns[f"round_{i}"](st.S):
+        for i, applies in enumerate(self._round_fn):
+            if applies(st.S):
                 st.ctl[0] = i
                 break
         else:
@@ -428,13 +430,13 @@ class Game:
                     return
                 self._begin_round(st, X)
                 return
-            players = tuple(self.ns[f"stage_{st.ctl[0]}_{st.ctl[1]}"](st.S))
+            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
             if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
                 raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
                                  f"0..{self.num_players - 1}")
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
-                if self._sim_stage(st):   # enter the first phase for everyone at once
+                if self._any_sim and self._sim_stage(st):   # enter the first phase for everyone at once
                     name = self._phase_name(st)
                     enter = self._phase_fn[name][0]
                     self._where = self._phase_where[name][0]
@@ -455,7 +457,7 @@ class Game:
             return
         st.ctl[2] += 1
         st.ctl[3] = 0
-        st.ctl[5] = not self._sim_stage(st)   # a simultaneous stage entered it for all
+        st.ctl[5] = not (self._any_sim and self._sim_stage(st))   # a simultaneous stage entered it for all
         st.ctl[6] = False
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
