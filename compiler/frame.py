@@ -29,8 +29,11 @@ _PARTIAL_STDLIB = {"remove", "swap", "subsets", "planar"}
 
 
 class Frame:
-    def __init__(self, prog: Program):
+    def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
+        # values fixed for one instantiation: ("option", name), ("const", name) and
+        # ("builtin", "player_count") to their run-time value (see lower.specialise)
+        self.statics = statics or {}
         self._def_total: dict = {}
         self._cans = None   # while `total` decides `can` calls (see post_total)
 
@@ -107,8 +110,11 @@ class Frame:
         if v is not None:
             return v
         if isinstance(e, A.Name):
-            slot = self.slot_of_ref(self.p.refs.get(id(e)))
-            return known.get(slot) if slot is not None else None
+            ref = self.p.refs.get(id(e))
+            slot = self.slot_of_ref(ref)
+            if slot is not None:
+                return known.get(slot)
+            return self.statics.get(ref) if self.statics and ref is not None else None
         if isinstance(e, A.Not):
             v = self.const(e.operand, known)
             return None if v is None else (not v)
@@ -119,18 +125,42 @@ class Frame:
             right = self.const(e.right, known)
             if left is not None:
                 return right
+            if (right is not None and bool(right) == (e.op == "or")
+                    and self.p.types.get(id(e.left)) == "bool" and self.total(e.left)):
+                return right   # x and false, x or true, whatever x is (and x cannot fail)
             return None
-        if isinstance(e, A.BinOp) and e.op in ("==", "!="):
+        if isinstance(e, A.BinOp) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             left, right = self.const(e.left, known), self.const(e.right, known)
             if left is None or right is None:
                 return None
-            return (left == right) == (e.op == "==")
+            if e.op in ("==", "!="):
+                return (left == right) == (e.op == "==")
+            if not (type(left) is int and type(right) is int):
+                return None
+            return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[e.op]
         if isinstance(e, A.IfExpr):
             c = self.const(e.cond, known)
             if c is None:
                 return None
             return self.const(e.then if c else e.else_, known)
+        if isinstance(e, A.Match):
+            arm = self.match_arm(e, known)
+            return None if arm is None else self.const(arm.value, known)
         return None
+
+    def match_arm(self, e: A.Match, known: dict):
+        """The arm of ``e`` that its known subject takes, else None."""
+        subject = self.const(e.subject, known)
+        if subject is None:
+            return None
+        t = self.p.types.get(id(e.subject))
+        for arm in e.arms:
+            pat = arm.pattern
+            if isinstance(pat, str) and isinstance(t, tuple) and t[0] == "enum":
+                pat = self.p.enums[t[1]].members.index(pat)
+            if pat is None or pat == subject:
+                return arm
+        return e.arms[-1]   # as the lowering reads a match: the last arm otherwise
 
     # ------------------------------------------------------------ reads
     def reads(self, e, known: dict) -> set:

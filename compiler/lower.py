@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, is_dataclass
+from typing import Optional
 
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
@@ -56,13 +57,14 @@ class Layout:
 
 
 class Lowerer:
-    def __init__(self, prog: Program):
+    def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
         self.layout = Layout.of(prog)
         self.lines: list[str] = []
         self.tmp = 0
         self.seat_vars: set[str] = set()   # locals that iterate over seats
-        self.frame = Frame(prog)
+        self.frame = Frame(prog, statics)
+        self.statics = bool(statics)       # fold options, constants and the player count
         self.known: dict = {}              # slots whose value is known where the code runs
         self.variants: dict[tuple, int] = {}   # (action, known) -> number of its `can` variant
         self.pending: list[tuple] = []     # variants named but not yet emitted
@@ -110,7 +112,7 @@ class Lowerer:
         return " ".join(out)
 
     def ex(self, e) -> str:
-        if self.known:
+        if self.known or self.statics:
             v = self.frame.const(e, self.known)
             if v is not None:
                 return repr(v)
@@ -123,6 +125,10 @@ class Lowerer:
         if isinstance(e, A.Name):
             return self.name(e)
         if isinstance(e, A.IfExpr):
+            if self.known or self.statics:
+                c = self.frame.const(e.cond, self.known)
+                if c is not None:   # only the branch taken
+                    return self.ex(e.then if c else e.else_)
             return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.else_)})"
         if isinstance(e, A.Not):
             return f"(not {self.ex(e.operand)})"
@@ -180,6 +186,10 @@ class Lowerer:
                 out = f"({self.ex(arm.value)} if {self.ex(arm.cond)} else {out})"
             return out
         if isinstance(e, A.Match):
+            if self.known or self.statics:
+                arm = self.frame.match_arm(e, self.known)
+                if arm is not None:   # only the arm taken
+                    return self.ex(arm.value)
             subject = self.ex(e.subject)
             out = None
             for arm in reversed(e.arms):
@@ -255,10 +265,15 @@ class Lowerer:
         raise AssertionError(ref)  # pragma: no cover
 
     def binop(self, e: A.BinOp) -> str:
-        if self.known and e.op in ("and", "or"):   # a known left side that does not decide
+        if (self.known or self.statics) and e.op in ("and", "or"):
             left = self.frame.const(e.left, self.known)
-            if left is not None:
+            if left is not None:   # a known left side that does not decide
                 return self.ex(e.right)
+            right = self.frame.const(e.right, self.known)
+            if right is not None and self.t(e.left) == T.BOOL:
+                if bool(right) == (e.op == "and"):   # x and true = x, x or false = x
+                    return self.ex(e.left)
+                # (x and false = false, x or true = true are folded by const when x cannot fail)
         over = self.override_of(e.right) if e.op in ("in", "notin") else None
         if over is not None and over[0] == "map":   # the effect added one key to this map
             a, i = self.ex(e.left), self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.right)])]
@@ -858,7 +873,7 @@ class Lowerer:
             lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
             by_level.setdefault(lvl, []).append(g)
         depth = 1
-        if self.known:   # a `when` that the known slots make true needs no test
+        if self.known or self.statics:   # a `when` that the known slots make true needs no test
             by_level = {lvl: [g for g in gs if self.frame.const(g.cond, self.known) is not True]
                         for lvl, gs in by_level.items()}
         for g in by_level.get(0, []):
@@ -955,6 +970,9 @@ class Lowerer:
                 if isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"}
 
 
-def lower(prog: Program) -> tuple[str, Layout]:
-    lw = Lowerer(prog)
+def lower(prog: Program, statics: Optional[dict] = None) -> tuple[str, Layout]:
+    """The module of ``prog``; with ``statics`` (the values of the options,
+    of the constants and the player count of one game, see Frame), a module
+    for that game only, where those values are folded into the rules."""
+    lw = Lowerer(prog, statics)
     return lw.lower(), lw.layout
