@@ -71,6 +71,7 @@ class Lowerer:
         self.subst: dict[str, str] = {}    # a def's parameters, while its body is inlined
         self.overrides: dict[int, tuple] = {}   # slots read from locals (see post_by_substitution)
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
+        self._def_facts: dict[str, tuple] = {}
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -348,11 +349,16 @@ class Lowerer:
 
     def _inlinable(self, name: str, args) -> bool:
         d = self.p.defs[name]
-        if name not in self.def_seats or self._calls_itself(name) or not all(
+        if name not in self.def_seats or not all(
                 isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
             return False
-        bound = {f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
-                 for f in n.fors}
+        if name not in self._def_facts:   # (calls itself, variables its comprehensions bind)
+            self._def_facts[name] = (self._calls_itself(name), {
+                f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
+                for f in n.fors})
+        recursive, bound = self._def_facts[name]
+        if recursive:
+            return False
         used = {self.p.refs[id(x)][1] for x in args
                 if isinstance(x, A.Name) and self.p.refs.get(id(x), ("?",))[0] == "local"}
         return not (bound & ({q.name for q in d.params} | used))
