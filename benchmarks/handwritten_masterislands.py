@@ -67,7 +67,9 @@ def lines_worth(board, cells, total=LINE_TOTAL) -> list:
     """Every set of two or more of `cells` lying on one horizontal, vertical
     or diagonal line (gaps allowed) whose card values add up to `total`.
     Each line is a tuple of positions in sorted order. Card values are
-    positive, so a search branch stops as soon as it passes the total."""
+    positive, so a line worth less than the total in all is skipped, and a
+    search branch stops as soon as it passes the total or can no longer
+    reach it."""
     out = []
     for dx, dy in DIRECTIONS:
         groups = {}
@@ -85,13 +87,20 @@ def lines_worth(board, cells, total=LINE_TOTAL) -> list:
         for group in groups.values():
             if len(group) < 2:
                 continue
+            if sum(board[q][1] for q in group) < total:   # the whole line falls short
+                continue
             group.sort()
             values = [board[q][1] for q in group]
-            _subsets_with_sum(group, values, 0, [], 0, total, out)
+            rest = [0] * (len(values) + 1)   # rest[i]: the value of group[i:]
+            for i in range(len(values) - 1, -1, -1):
+                rest[i] = rest[i + 1] + values[i]
+            _subsets_with_sum(group, values, rest, 0, [], 0, total, out)
     return out
 
 
-def _subsets_with_sum(group, values, start, chosen, acc, total, out):
+def _subsets_with_sum(group, values, rest, start, chosen, acc, total, out):
+    if acc + rest[start] < total:
+        return
     for i in range(start, len(group)):
         s = acc + values[i]
         if s > total:
@@ -101,7 +110,7 @@ def _subsets_with_sum(group, values, start, chosen, acc, total, out):
             if len(chosen) >= 2:
                 out.append(tuple(chosen))
         else:
-            _subsets_with_sum(group, values, i + 1, chosen, s, total, out)
+            _subsets_with_sum(group, values, rest, i + 1, chosen, s, total, out)
         chosen.pop()
 
 

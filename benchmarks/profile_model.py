@@ -61,21 +61,29 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     games = {n: atoll.load(args.spec, players=n) for n in args.players}
-    prof = cProfile.Profile()
+    # One profile per player count, added up: each count runs a module of its
+    # own, whose functions carry the same file and line as the others' (one
+    # profile would keep only one of each).
+    st = None
     actions = 0
-    prof.enable()
     for n, game in games.items():
+        prof = cProfile.Profile()
+        prof.enable()
         for s in range(args.games):
             actions += play_hand(n, s) if args.hand else play_model(game, s)
-    prof.disable()
+        prof.disable()
+        if st is None:
+            st = pstats.Stats(prof)
+        else:
+            st.add(prof)
     total_games = args.games * len(args.players)
     print(f"{'hand-written' if args.hand else args.spec}: {total_games} random games, "
           f"{actions} actions")
     for key in ("tottime", "cumulative"):
         buf = io.StringIO()
-        pstats.Stats(prof, stream=buf).strip_dirs().sort_stats(key).print_stats(args.top)
-        print(buf.getvalue())
-    st = pstats.Stats(prof)
+        st.stream = buf
+        st.sort_stats(key).print_stats(args.top)
+        print(buf.getvalue().replace(str(HERE.parent) + "/", ""))
     by_file: dict = {}
     for (file, _, _), (_, _, tt, _, _) in st.stats.items():
         where = "<generated rules>" if file.startswith("<") else Path(file).name if file != "~" else "<builtins>"

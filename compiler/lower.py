@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
+from atoll.compiler.frame import Frame
+from atoll.compiler.lower_actions import ActionLowering
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
 
@@ -54,13 +57,24 @@ class Layout:
         return cls(slots, names)
 
 
-class Lowerer:
-    def __init__(self, prog: Program):
+class Lowerer(ActionLowering):
+    ident = staticmethod(_id)
+
+    def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
         self.layout = Layout.of(prog)
         self.lines: list[str] = []
         self.tmp = 0
         self.seat_vars: set[str] = set()   # locals that iterate over seats
+        self.frame = Frame(prog, statics)
+        self.statics = bool(statics)       # fold options, constants and the player count
+        self.known: dict = {}              # slots whose value is known where the code runs
+        self.variants: dict[tuple, int] = {}   # (action, known) -> number of its `can` variant
+        self.pending: list[tuple] = []     # variants named but not yet emitted
+        self.subst: dict[str, str] = {}    # a def's parameters, while its body is inlined
+        self.overrides: dict[int, tuple] = {}   # slots read from locals (see post_by_substitution)
+        self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
+        self._def_facts: dict[str, tuple] = {}
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -69,7 +83,10 @@ class Lowerer:
     def iter_of(self, e, order_matters: bool = True) -> str:
         """Iterate a collection deterministically: sets and maps in sorted order,
         unless what is built does not depend on the order (a set, a sum, ...)."""
-        src = self.ex(e)
+        if isinstance(e, A.Call) and self.p.refs.get(id(e)) == ("stdlib", "keys"):
+            src = self.ex(e.args[0])   # a map yields its keys: no set of them needed
+        else:
+            src = self.ex(e)
         if T.is_ordered_iteration(self.t(e)) or not order_matters:
             return src
         return f"sorted({src})"
@@ -99,6 +116,10 @@ class Lowerer:
         return " ".join(out)
 
     def ex(self, e) -> str:
+        if self.known or self.statics:
+            v = self.frame.const(e, self.known)
+            if v is not None:
+                return repr(v)
         if isinstance(e, A.IntLit):
             return repr(e.value)
         if isinstance(e, A.BoolLit):
@@ -108,6 +129,10 @@ class Lowerer:
         if isinstance(e, A.Name):
             return self.name(e)
         if isinstance(e, A.IfExpr):
+            if self.known or self.statics:
+                c = self.frame.const(e.cond, self.known)
+                if c is not None:   # only the branch taken
+                    return self.ex(e.then if c else e.else_)
             return f"({self.ex(e.then)} if {self.ex(e.cond)} else {self.ex(e.else_)})"
         if isinstance(e, A.Not):
             return f"(not {self.ex(e.operand)})"
@@ -125,6 +150,13 @@ class Lowerer:
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
         if isinstance(e, A.Index):
+            over = self.override_of(e.obj)
+            if over is not None:   # one entry of this value was set by the effect
+                key = self.ex(e.key)
+                if over[0] == "player" and key == "me":
+                    return over[1]
+                orig = self.ex_plain(e)
+                return f"({over[-1]} if {key} == {'me' if over[0] == 'player' else over[1]} else {orig})"
             ot = self.t(e.obj)
             if isinstance(ot, tuple) and ot[0] == "list":
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
@@ -134,14 +166,15 @@ class Lowerer:
         if isinstance(e, A.Call):
             return self.call(e)
         if isinstance(e, A.Aggregate):
-            # sum, count, min, max, all and any do not depend on the order
+            # sum, count, min, max, all and any do not depend on the order; those
+            # that read every item take a list (quicker to build than a generator)
             gen = f"{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}"
             if e.func == "sum":
-                return f"sum({gen})"
+                return f"sum([{gen}])"
             if e.func == "count":
-                return f"sum(1 {self.fors(e.fors, order_matters=False)})"
+                return f"len([1 {self.fors(e.fors, order_matters=False)}])"
             if e.func in ("min", "max"):
-                return f"{e.func}(({gen}), default=0)"
+                return f"{e.func}([{gen}], default=0)"
             return f"{e.func}({gen})"
         if isinstance(e, A.ListLit):
             return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
@@ -150,17 +183,17 @@ class Lowerer:
         if isinstance(e, A.MapLit):
             return "{" + ", ".join(f"{self.ex(k)}: {self.ex(v)}" for k, v in zip(e.keys, e.values)) + "}"
         if isinstance(e, A.Comprehension):
-            if e.kind == "list":
-                return f"tuple({self.ex(e.elem)} {self.fors(e.fors)})"
-            if e.kind == "set":
-                return f"frozenset({self.ex(e.elem)} {self.fors(e.fors, order_matters=False)})"
-            return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors)}}}"
+            return self.comprehension(e)
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
             for arm in reversed(e.arms):
                 out = f"({self.ex(arm.value)} if {self.ex(arm.cond)} else {out})"
             return out
         if isinstance(e, A.Match):
+            if self.known or self.statics:
+                arm = self.frame.match_arm(e, self.known)
+                if arm is not None:   # only the arm taken
+                    return self.ex(arm.value)
             subject = self.ex(e.subject)
             out = None
             for arm in reversed(e.arms):
@@ -178,6 +211,36 @@ class Lowerer:
             return out
         raise AssertionError(type(e).__name__)  # pragma: no cover
 
+    def override_of(self, e):
+        """The override of a state or phase variable named by ``e``, if any."""
+        if not self.overrides or not isinstance(e, A.Name):
+            return None
+        slot = self.frame.slot_of_ref(self.p.refs.get(id(e)))
+        if slot is None:
+            return None
+        over = self.overrides.get(self.layout.slots[slot])
+        return over if over is not None and over[0] != "value" else None
+
+    def ex_plain(self, e: A.Index) -> str:
+        """``e`` read from the state itself (the entries the effect did not set)."""
+        i = self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.obj)])]
+        saved = self.overrides
+        self.overrides = {k: v for k, v in saved.items() if k != i}
+        try:
+            return self.ex(e)
+        finally:
+            self.overrides = saved
+
+    def comprehension(self, e: A.Comprehension, order_matters: bool = True) -> str:
+        """``order_matters``: False where the result is used in a way that
+        does not depend on its order (a standard function that sorts or
+        groups it), so sets and maps need not be iterated sorted."""
+        if e.kind == "list":
+            return f"tuple([{self.ex(e.elem)} {self.fors(e.fors, order_matters)}])"
+        if e.kind == "set":
+            return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
+        return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
+
     def field_index(self, record: str, name: str) -> int:
         if record == "Pos":
             return {"x": 0, "y": 1}[name]
@@ -187,11 +250,13 @@ class Lowerer:
         ref = self.p.refs[id(e)]
         kind = ref[0]
         if kind == "local":
-            return f"l_{_id(ref[1])}"
-        if kind == "state":
-            return f"S[{self.layout.slots[('state', ref[1])]}]"
-        if kind == "phase":
-            return f"S[{self.layout.slots[('phase', ref[1], ref[2])]}]"
+            return self.subst.get(ref[1]) or f"l_{_id(ref[1])}"
+        if kind in ("state", "phase"):
+            i = self.layout.slots[("state", ref[1]) if kind == "state" else ("phase", ref[1], ref[2])]
+            if i in self.overrides:
+                assert self.overrides[i][0] == "value", "checked by post_substitution_plan"
+                return self.overrides[i][1]
+            return f"S[{i}]"
         if kind in ("const", "option", "data"):
             return f"k_{_id(ref[1])}"
         if kind == "member":
@@ -204,6 +269,21 @@ class Lowerer:
         raise AssertionError(ref)  # pragma: no cover
 
     def binop(self, e: A.BinOp) -> str:
+        if (self.known or self.statics) and e.op in ("and", "or"):
+            left = self.frame.const(e.left, self.known)
+            if left is not None:   # a known left side that does not decide
+                return self.ex(e.right)
+            right = self.frame.const(e.right, self.known)
+            if right is not None and self.t(e.left) == T.BOOL:
+                if bool(right) == (e.op == "and"):   # x and true = x, x or false = x
+                    return self.ex(e.left)
+                # (x and false = false, x or true = true are folded by const when x cannot fail)
+        over = self.override_of(e.right) if e.op in ("in", "notin") else None
+        if over is not None and over[0] == "map":   # the effect added one key to this map
+            a, i = self.ex(e.left), self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.right)])]
+            if e.op == "in":
+                return f"({a} == {over[1]} or {a} in S[{i}])"
+            return f"({a} != {over[1]} and {a} not in S[{i}])"
         a, b = self.ex(e.left), self.ex(e.right)
         op = e.op
         lt = self.t(e.left)
@@ -225,7 +305,7 @@ class Lowerer:
         ref = self.p.refs.get(id(e), ("?",))
         kind = ref[0]
         if kind == "can":
-            return f"can_{_id(ref[1])}(S, me)"
+            return f"{self.can_name(ref[1], self.known)}(S, me)"
         if kind == "team_of":
             return f"TEAM_OF[{self.ex(e.args[0])}]"
         if kind == "record":
@@ -234,12 +314,70 @@ class Lowerer:
                 names = ["x", "y"] if ref[1] == "Pos" else [f.name for f in self.p.records[ref[1]].fields]
                 return "(" + "".join(self.ex(given[n]) + ", " for n in names) + ")"
             return "(" + "".join(self.ex(a) + ", " for a in e.args) + ")"
+        if kind == "def" and ref[1] in self.def_seats:
+            inlined = self.inline_def(ref[1], e.args)
+            if inlined is not None:
+                return inlined
+        if kind == "stdlib" and ref[1] == "size":   # no call needed: the length
+            return f"len({self.ex(e.args[0])})"
+        if kind == "stdlib" and ref[1] == "pos":    # no call needed: a pair
+            return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
+        if kind == "stdlib":
+            free = stdlib.ORDER_FREE.get(ref[1], ())
+            args = ", ".join(self.comprehension(a, order_matters=False)
+                             if i in free and isinstance(a, A.Comprehension) else self.ex(a)
+                             for i, a in enumerate(e.args))
+            return f"f_{_id(ref[1])}({args})"
         args = ", ".join(self.ex(a) for a in e.args)
         if kind == "def":
             return f"d_{_id(ref[1])}(S{', ' if args else ''}{args})"
         if kind == "stdlib":
             return f"f_{_id(ref[1])}({args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def inline_def(self, name: str, args) -> str | None:
+        """The body of a def in place of its call, when its arguments are names
+        or literals (nothing to evaluate once) and nothing can be captured;
+        None otherwise. The body is lowered as for the def itself."""
+        d = self.p.defs[name]
+        if not self._inlinable(name, args):
+            return None
+        subst = {q.name: self.ex(x) for q, x in zip(d.params, args)}
+        saved = self.subst, self.seat_vars
+        self.subst, self.seat_vars = subst, set(self.def_seats[name])
+        try:
+            return f"({self.ex(d.body)})"
+        finally:
+            self.subst, self.seat_vars = saved
+
+    def _inlinable(self, name: str, args) -> bool:
+        d = self.p.defs[name]
+        if name not in self.def_seats or not all(
+                isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
+            return False
+        if name not in self._def_facts:   # (calls itself, variables its comprehensions bind)
+            self._def_facts[name] = (self._calls_itself(name), {
+                f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
+                for f in n.fors})
+        recursive, bound = self._def_facts[name]
+        if recursive:
+            return False
+        used = {self.p.refs[id(x)][1] for x in args
+                if isinstance(x, A.Name) and self.p.refs.get(id(x), ("?",))[0] == "local"}
+        return not (bound & ({q.name for q in d.params} | used))
+
+    def _calls_itself(self, name: str) -> bool:
+        todo, seen = [name], set()
+        while todo:
+            for n in A.walk(self.p.defs[todo.pop()].body):
+                ref = self.p.refs.get(id(n)) if isinstance(n, A.Call) else None
+                if ref is not None and ref[0] == "def":
+                    if ref[1] == name:
+                        return True
+                    if ref[1] not in seen:
+                        seen.add(ref[1])
+                        todo.append(ref[1])
+        return False
 
     # ------------------------------------------------------------ statements
     def emit(self, line: str, depth: int) -> None:
@@ -269,8 +407,13 @@ class Lowerer:
         elif len(idx) == 1 and is_per_player and self.is_seat(lv.indices[0]):
             # the common case, written out: replace one player's entry
             t = self.fresh("t")
-            self.emit(f"{t} = {base}", depth)
-            self.emit(f"{base} = {t}[:{idx[0]}] + ({value},) + {t}[{idx[0]} + 1:]", depth)
+            if idx[0] == "me":   # always a seat: set it in a list copy (quicker than slicing)
+                self.emit(f"{t} = list({base})", depth)
+                self.emit(f"{t}[me] = {value}", depth)
+                self.emit(f"{base} = tuple({t})", depth)
+            else:
+                self.emit(f"{t} = {base}", depth)
+                self.emit(f"{base} = {t}[:{idx[0]}] + ({value},) + {t}[{idx[0]} + 1:]", depth)
         elif len(idx) == 1 and not is_per_player and isinstance(self.p.state.get(lv.name), A.VarDecl) \
                 and self.p.state[lv.name].type.name == "map":
             d = self.fresh("d")
@@ -355,6 +498,7 @@ class Lowerer:
             self.function(f"init_{_id(v.name)}", "", self.ex(v.init), static=True)
         for d in p.defs.values():
             params = "".join(f", l_{_id(q.name)}" for q in d.params)
+            self.def_seats[d.name] = frozenset(self.seat_vars)
             self.function(f"d_{_id(d.name)}", f"S{params}", self.ex(d.body))
         self.emit("def setup(S, X):", 0)
         self.block(p.setup.body if p.setup else (), 1)
@@ -381,6 +525,7 @@ class Lowerer:
                           self.ex(ph.repeat) if ph.repeat is not None else "False")
             for a in ph.actions:
                 self.action(a)
+            self.flush_variants()
         self.current_phase = None
         for en in p.endings.values():
             n = _id(en.name)
@@ -392,6 +537,18 @@ class Lowerer:
             elif isinstance(o, A.OutcomeRank):
                 keys = "".join(self.ex(k) + ", " for k in o.keys)
                 self.function(f"endk_{n}", f"S, l_{_id(o.var)}", f"({keys})")
+        # Per timing, all its endings' conditions in one test: the position of
+        # the first that holds among them, or -1.
+        times: dict[str, list] = {}
+        for en in p.endings.values():
+            times.setdefault(en.time, []).append(en)
+        for time, ens in times.items():
+            self.emit(f"def endings_{_id(time)}(S):", 0)
+            for i, en in enumerate(ens):
+                self.emit(f"if {self.ex(en.cond)}:", 1)
+                self.emit(f"return {i}", 2)
+            self.emit("return -1", 1)
+            self.emit("", 0)
         if p.score:
             self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
         for pr in p.properties.values():
@@ -408,32 +565,16 @@ class Lowerer:
         whens = [g for g in a.guards if g.kind == "when"]
         ensures = [g for g in a.guards if g.kind == "ensures"]
         # Generator of the parameter tuples allowed by the domains and `when` guards.
-        # Each guard is tested as soon as the parameters it reads are bound.
-        level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
-        by_level: dict[int, list] = {}
-        for g in whens:
-            lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
-            by_level.setdefault(lvl, []).append(g)
         self.emit(f"def a_{n}_gen(S, me):", 0)
-        depth = 1
-        for g in by_level.get(0, []):
-            self.emit(f"if not {self.ex(g.cond)}:", depth)
-            self.emit("return", depth + 1)
-        for i, q in enumerate(a.params):
-            dom_t = self.t(q.domain)
-            dom = self.ex(q.domain)
-            if not T.is_ordered_iteration(dom_t):
-                src = f"sorted({dom})"
-            elif self._distinct(q.domain):
-                src = dom
-            else:
-                src = f"f_unique({dom})"
-            self.emit(f"for l_{_id(q.name)} in {src}:", depth)
-            depth += 1
-            for g in by_level.get(i + 1, []):
-                self.emit(f"if not {self.ex(g.cond)}:", depth)
-                self.emit("continue", depth + 1)
+        depth = self.choice_loops(a, "return")
         self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
+        self.emit("", 0)
+        # The legal choices as a list: domains and `when`s, then the `ensures`.
+        self.emit(f"def a_{n}_choices(S, me):", 0)
+        self.emit("_out = []", 1)
+        depth = self.ensured_loops(a, {}, "return _out", "")
+        self.emit(f"_out.append(({''.join(q + ', ' for q in params)}))", depth)
+        self.emit("return _out", 1)
         self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.
         self.emit(f"def a_{n}_why(S, me{plist}):", 0)
@@ -457,25 +598,13 @@ class Lowerer:
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
-        # `ensures` disjuncts that read nothing the effect writes can be decided
-        # on the state before the action, without simulating it.
-        written = self._written(a.body)
-        clauses = []
-        for g in ensures:
-            pre = [d for d in self._disjuncts(g.cond) if self._frame_safe(d, written)]
-            clauses.append(" or ".join(self.ex(d) for d in pre) if pre else "False")
-        self.function(f"a_{n}_pre", "S, me", " and ".join(f"({c})" for c in clauses) or "True")
-        self.emit(f"def can_{n}(S, me):", 0)
         if ensures:
-            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
-            self.emit(f"if ENSURES_OK({a.name!r}, S, me, _p):", 2)
-            self.emit("return True", 3)
-            self.emit("return False", 1)
-        else:
-            self.emit(f"for _p in a_{n}_gen(S, me):", 1)
-            self.emit("return True", 2)
-            self.emit("return False", 1)
-        self.emit("", 0)
+            self.post_function(a, {}, "")
+            pre = self.pre_test(a, {})[0]
+            self.emit(f"def a_{n}_ok(S, me{plist}):", 0)
+            self.emit(f"return {f'({pre}) or ' if pre else ''}a_{n}_post(S, me{plist})", 1)
+            self.emit("", 0)
+        self.can_function(a, {}, "")
 
     def _distinct(self, e) -> bool:
         """The collection never holds an item twice (no need to collapse equal choices)."""
@@ -485,44 +614,14 @@ class Lowerer:
             ("stdlib", "collinear_subsets_summing"),
             ("stdlib", "subsets"))
 
-    def _written(self, stmts) -> set[str]:
-        out = set()
-        for s in stmts:
-            if isinstance(s, A.Assign):
-                out.add(s.target.name)
-            elif isinstance(s, A.Draw):
-                out.add(s.source.name)
-            elif isinstance(s, A.Deal):
-                out.update((s.source.name, s.dest.name))
-            elif isinstance(s, A.If):
-                out |= self._written(s.then) | self._written(s.else_)
-            elif isinstance(s, A.For):
-                out |= self._written(s.body)
-        return out
-
-    def _disjuncts(self, e) -> list:
-        if isinstance(e, A.BinOp) and e.op == "or":
-            return self._disjuncts(e.left) + self._disjuncts(e.right)
-        return [e]
-
-    def _frame_safe(self, e, written: set[str]) -> bool:
-        """Reads no variable in ``written`` and calls nothing that reads the state."""
-        for node in A.walk(e):
-            ref = self.p.refs.get(id(node))
-            if ref is None:
-                continue
-            if isinstance(node, A.Name) and ((ref[0] == "state" and ref[1] in written) or
-                                             (ref[0] == "phase" and ref[2] in written)):
-                return False
-            if isinstance(node, A.Call) and ref[0] in ("def", "can"):
-                return False
-        return True
-
     def _locals_in(self, e) -> set[str]:
         return {self.p.refs[id(n)][1] for n in A.walk(e)
                 if isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"}
 
 
-def lower(prog: Program) -> tuple[str, Layout]:
-    lw = Lowerer(prog)
+def lower(prog: Program, statics: Optional[dict] = None) -> tuple[str, Layout]:
+    """The module of ``prog``; with ``statics`` (the values of the options,
+    of the constants and the player count of one game, see Frame), a module
+    for that game only, where those values are folded into the rules."""
+    lw = Lowerer(prog, statics)
     return lw.lower(), lw.layout

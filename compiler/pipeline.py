@@ -9,7 +9,7 @@ Every phase reports all its problems before the pipeline stops.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -25,7 +25,7 @@ from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
 
 SAFE_BUILTINS = {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all,
-                 "len": len, "range": range, "tuple": tuple, "frozenset": frozenset, "dict": dict,
+                 "len": len, "range": range, "tuple": tuple, "list": list, "frozenset": frozenset, "dict": dict,
                  "abs": abs}
 
 
@@ -37,6 +37,16 @@ class Compiled:
     layout: Layout
     data: dict
     diagnostics: list[Diagnostic]
+    # compiled modules: None for the general one, else by the values folded into it
+    _code: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def code(self, statics: Optional[dict] = None):
+        """The compiled module, general or for one game (see ``lower``)."""
+        key = None if statics is None else tuple(sorted(statics.items(), key=repr))
+        if key not in self._code:
+            source = self.source if statics is None else lower(self.program, statics)[0]
+            self._code[key] = (source, compile(source, f"<atoll:{self.program.file}>", "exec"))
+        return self._code[key]
 
 
 def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
@@ -236,7 +246,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     ns["NP"] = players
     ns["PLAYERS"] = tuple(range(players))
     ns["SEATS"] = tuple(range(players))
-    exec(compile(comp.source, f"<atoll:{prog.file}>", "exec"), ns)   # our generated source only
+    exec(comp.code()[1], ns)   # our generated source only
     values = {}
     for o in prog.options.values():
         if o.name in chosen:
@@ -262,7 +272,15 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     except Exception as e:
         raise SpecError([Diagnostic("A0304", f"evaluating the constants failed: {type(e).__name__}: {e}",
                                     None)], sources) from None
-    return _build_game(comp, ns, players, values, teams, checker)
+    # The rules again, with this game's options, constants and player count
+    # folded in (the values already computed stay in the namespace).
+    statics = {("option", o.name): ns[f"k_{o.name}"] for o in prog.options.values()}
+    statics.update({("const", k.name): ns[f"k_{k.name}"] for k in prog.consts.values()
+                    if type(ns[f"k_{k.name}"]) in (int, bool, str)})
+    statics[("builtin", "player_count")] = players
+    source, code = comp.code(statics)
+    exec(code, ns)
+    return _build_game(comp, ns, players, values, teams, checker, source)
 
 
 def _eval_consts(prog: Program, ns: dict, sources) -> None:
@@ -302,7 +320,8 @@ def _src(sources, span) -> str:
     return "?"
 
 
-def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, checker: Checker):
+def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, checker: Checker,
+                source: str):
     prog = comp.program
     layout = comp.layout
     sources = prog.sources
@@ -347,7 +366,7 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec_of(prog, checker), slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,
-                        endings=endings, teams=teams, program_info=info, source=comp.source)
+                        endings=endings, teams=teams, program_info=info, source=source)
 
 
 def _set_in(container, keys, value):

@@ -174,7 +174,7 @@ def _cite(cites) -> str:
 
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
-    __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "history", "chance_mode",
+    __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
                  "_legal")
 
     def __init__(self, game: "Game"):
@@ -186,9 +186,18 @@ class State:
         self.outcome: Optional[tuple] = None        # (ending name, winners)
         self.rng = [0, 0]
         self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
-        self.history: list[int] = []
+        self._hist: list = []       # the actions applied: ids, or Actions (whose id is computed when asked)
         self.chance_mode = "auto"
         self._legal = None
+
+    @property
+    def history(self) -> list[int]:
+        """The ids of the actions applied so far, chance outcomes included."""
+        return [h if h.__class__ is int else h.id for h in self._hist]
+
+    @history.setter
+    def history(self, ids) -> None:
+        self._hist = list(ids)
 
     # ------------------------------------------------------------ copying
     def clone(self) -> "State":
@@ -200,7 +209,7 @@ class State:
         c.rng = list(self.rng)
         c.pending = None if self.pending is None else (self.pending[0], list(self.pending[1]),
                                                        self.pending[2], self.pending[3])
-        c.history = list(self.history)
+        c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
         c._legal = None
         return c
@@ -347,11 +356,34 @@ class Game:
         self.source = source                  # the generated Python module
         self._fn = {a.index: (ns[f"a_{a.name}_gen"], ns[f"a_{a.name}_why"],
                               ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
-        self._pre = {a.index: ns[f"a_{a.name}_pre"] for a in actions}
+        # whether a choice leaves every `ensures` true (None: the action has none)
+        self._ok = {a.index: ns.get(f"a_{a.name}_ok") for a in actions}
+        self._choices = {a.index: ns[f"a_{a.name}_choices"] for a in actions}   # the legal ones
         self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
                                  ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
                           for name in phases}
-        ns["ENSURES_OK"] = self._ensures_ok
+        ns["DRY"] = _DryRun()
+        # Bound once, for the hot paths: what each step is called in an error
+        # message, and the endings by their timing.
+        self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
+        self._round_fn = [ns[f"round_{i}"] for i in range(len(rounds))]
+        self._stage_fn = [[ns[f"stage_{i}_{j}"] for j in range(len(rd))] for i, rd in enumerate(rounds)]
+        self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
+                                    f"the end condition of phase `{name}`") for name in phases}
+        self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
+        self._action_where = [f"action `{a.name}`" for a in actions]
+        self._choices_where = [f"the choices of action `{a.name}`" for a in actions]
+        # per phase, for listing the legal actions: (error text, choices, action name, spec)
+        self._listing = {name: tuple((self._choices_where[ai], self._choices[ai], actions[ai].name,
+                                      actions[ai]) for ai in ph.actions)
+                         for name, ph in phases.items()}
+        self._ends: dict[str, list] = {}
+        for en in endings:
+            self._ends.setdefault(en.time, []).append(
+                (en, f"ending `{en.name}`", ns[f"endc_{en.name}"], ns.get(f"endw_{en.name}"),
+                 ns.get(f"endk_{en.name}")))
+        # per timing: the test of all its conditions at once, and its endings
+        self._end_test = {time: (ns[f"endings_{time}"], ends) for time, ends in self._ends.items()}
 
     def __repr__(self) -> str:
         return f"<Game {self.title} players={self.num_players} options={self.options}>"
@@ -380,8 +412,8 @@ class Game:
 
     def _begin_round(self, st: State, X: Transaction) -> None:
         st.S[0] += 1
-        for i in range(len(self.rounds)):
-            if self.ns[f"round_{i}"](st.S):
+        for i, applies in enumerate(self._round_fn):
+            if applies(st.S):
                 st.ctl[0] = i
                 break
         else:
@@ -398,16 +430,16 @@ class Game:
                     return
                 self._begin_round(st, X)
                 return
-            players = tuple(self.ns[f"stage_{st.ctl[0]}_{st.ctl[1]}"](st.S))
+            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
             if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
                 raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
                                  f"0..{self.num_players - 1}")
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
-                if self._sim_stage(st):   # enter the first phase for everyone at once
+                if self._any_sim and self._sim_stage(st):   # enter the first phase for everyone at once
                     name = self._phase_name(st)
                     enter = self._phase_fn[name][0]
-                    self._where = f"entering phase `{name}`"
+                    self._where = self._phase_where[name][0]
                     for p in players:
                         enter(st.S, p, X)
                     st.ctl[5] = False
@@ -425,7 +457,7 @@ class Game:
             return
         st.ctl[2] += 1
         st.ctl[3] = 0
-        st.ctl[5] = not self._sim_stage(st)   # a simultaneous stage entered it for all
+        st.ctl[5] = not (self._any_sim and self._sim_stage(st))   # a simultaneous stage entered it for all
         st.ctl[6] = False
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
@@ -451,38 +483,39 @@ class Game:
 
     def _sim_point(self, st: State) -> bool:
         """Several players of a simultaneous stage are still to make their first choice."""
-        return (st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
+        return (self._any_sim and st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
                 and len(st.ctl[4]) - st.ctl[2] >= 2)
 
     def _settle(self, st: State, X: Transaction) -> None:
         """Run automatic steps until a player must decide or the game ends."""
+        S, ctl, rounds, steps = st.S, st.ctl, self.rounds, self._phase_step   # changed in place only
         for _ in range(1_000_000):
             if st.outcome is not None:
                 return
-            name = self._phase_name(st)
-            enter, auto, done, repeat = self._phase_fn[name]
-            me = st.ctl[4][st.ctl[2]]
-            if self._sim_point(st) and not done(st.S, me):
+            name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
+            enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
+            me = ctl[4][ctl[2]]
+            if self._any_sim and self._sim_point(st) and not done(S, me):
                 return   # the players choose simultaneously
-            if st.ctl[5]:
-                st.ctl[5] = False
-                self._where = f"entering phase `{name}`"
-                enter(st.S, me, X)
+            if ctl[5]:
+                ctl[5] = False
+                self._where = where_enter
+                enter(S, me, X)
                 if auto is not None:
-                    self._where = f"phase `{name}`"
-                    auto(st.S, me, X)
+                    self._where = where_auto
+                    auto(S, me, X)
                 if self._after_effects(st, X):
                     return
                 if auto is not None:
-                    if not st.ctl[5] and self._phase_name(st) == name and st.ctl[4][st.ctl[2]] == me:
+                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2]] == me:
                         self._next_phase(st, X)
                     continue
-                if st.ctl[5]:
+                if ctl[5]:
                     continue
-            self._where = f"the end condition of phase `{name}`"
-            if done(st.S, me):
-                if repeat(st.S, me):
-                    st.ctl[5] = True
+            self._where = where_done
+            if done(S, me):
+                if repeat(S, me):
+                    ctl[5] = True
                 else:
                     self._next_phase(st, X)
                 continue
@@ -490,70 +523,84 @@ class Game:
         raise ModelError("the flow ran a million automatic steps without a decision")
 
     def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
-        for en in self.endings:
-            if en.time != time:
-                continue
-            self._where = f"ending `{en.name}`"
-            if not self.ns[f"endc_{en.name}"](st.S):
-                continue
-            if en.kind == "win":
-                winners = tuple(sorted(set(self.ns[f"endw_{en.name}"](st.S))))
-            elif en.kind == "tie":
-                winners = ()
+        test = self._end_test.get(time)
+        if test is None:
+            return False
+        fn, ends = test
+        try:
+            i = fn(st.S)
+        except Exception:
+            for _, where, cond, _, _ in ends:   # name the ending whose condition fails
+                self._where = where
+                cond(st.S)
+            raise   # pragma: no cover - one of the conditions raised above
+        if i < 0:
+            self._where = ends[-1][1]
+            return False
+        en, where, cond, win, key = ends[i]
+        self._where = where
+        if en.kind == "win":
+            winners = tuple(sorted(set(win(st.S))))
+        elif en.kind == "tie":
+            winners = ()
+        else:
+            keys = {p: key(st.S, p) for p in range(self.num_players)}
+            best = max(keys.values())
+            top = [p for p in keys if keys[p] == best]
+            teams = {self.team_of.get(p, (p,)) for p in top}
+            if len(teams) == 1:
+                winners = tuple(sorted(next(iter(teams))))
+            elif en.tie == "shared":
+                winners = tuple(top)
             else:
-                keys = {p: self.ns[f"endk_{en.name}"](st.S, p) for p in range(self.num_players)}
-                best = max(keys.values())
-                top = [p for p in keys if keys[p] == best]
-                teams = {self.team_of.get(p, (p,)) for p in top}
-                if len(teams) == 1:
-                    winners = tuple(sorted(next(iter(teams))))
-                elif en.tie == "shared":
-                    winners = tuple(top)
-                else:
-                    winners = ()
-            st.outcome = (en.name, winners)
-            return True
-        return False
+                winners = ()
+        st.outcome = (en.name, winners)
+        return True
 
     # ------------------------------------------------------------ transactions
     def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:
         """Apply ``action`` ((spec, params[, player at a simultaneous node]), or
-        None for the setup) and everything automatic after it to a copy;
-        commit only if it all succeeds."""
-        w = st.clone()
+        None for the setup) and everything automatic after it; keep the
+        result only if it all succeeds."""
+        # The state works on copies of its values and control (the values
+        # themselves are never changed in place); on any failure the
+        # originals are put back.
+        S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
+        st.S, st.ctl = list(S0), list(ctl0)
         X = Transaction(st.rng[0], st.rng[1], forced)
         self._where = "setup"
         try:
             if action is None:
-                self.ns["setup"](w.S, X)
-                w.S[0] = 0
-                self._begin_round(w, X)
-                if w.outcome is None and not self._after_effects(w, X):
-                    self._settle(w, X)
+                self.ns["setup"](st.S, X)
+                st.S[0] = 0
+                self._begin_round(st, X)
+                if st.outcome is None and not self._after_effects(st, X):
+                    self._settle(st, X)
             else:
                 spec, params = action[0], action[1]
                 if len(action) > 2 and action[2] is not None:   # a simultaneous choice
-                    self._take_slot(w, action[2])
-                me = w.ctl[4][w.ctl[2]]
-                w.ctl[6] = True
-                self._where = f"action `{spec.name}`"
-                self._fn[spec.index][2](w.S, me, X, *params)
-                if not self._after_effects(w, X):
-                    self._settle(w, X)
-        except _NeedChance as need:
-            aid = None if action is None else self._action_id(
-                action[0], action[1], action[2] if len(action) > 2 else None)
-            st.pending = (aid, list(forced or []), need.bag, need.elem_type)
-            st._legal = None
-            return
-        except (IllegalAction, ModelError):
-            raise
-        except RecursionError:
-            raise ModelError(f"evaluating {self._where}: the rules call each other without end "
-                             "(for example two `ensures` that ask `can` of each other)") from None
-        except Exception as e:  # a spec bug surfaced by evaluation
+                    self._take_slot(st, action[2])
+                me = st.ctl[4][st.ctl[2]]
+                st.ctl[6] = True
+                self._where = self._action_where[spec.index]
+                self._fn[spec.index][2](st.S, me, X, *params)
+                if not self._after_effects(st, X):
+                    self._settle(st, X)
+        except BaseException as e:
+            st.S, st.ctl, st.outcome = S0, ctl0, outcome0
+            if isinstance(e, _NeedChance):
+                aid = None if action is None else self._action_id(
+                    action[0], action[1], action[2] if len(action) > 2 else None)
+                st.pending = (aid, list(forced or []), e.bag, e.elem_type)
+                st._legal = None
+                return
+            if isinstance(e, (IllegalAction, ModelError)) or not isinstance(e, Exception):
+                raise
+            if isinstance(e, RecursionError):
+                raise ModelError(f"evaluating {self._where}: the rules call each other without end "
+                                 "(for example two `ensures` that ask `can` of each other)") from None
+            # a spec bug surfaced by evaluation
             raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
-        st.S, st.ctl, st.outcome = w.S, w.ctl, w.outcome
         st.rng[1] = X.counter
         st.pending = None
         st._legal = None
@@ -566,7 +613,7 @@ class Game:
         st.ctl[4] = tuple(players)
 
     def _all_legal(self, st: State) -> list:
-        if not self._sim_point(st):
+        if not self._any_sim or not self._sim_point(st):
             return self._legal(st)
         out = []
         done = self._phase_fn[self._phase_name(st)][2]
@@ -577,27 +624,18 @@ class Game:
                 out.extend(self._legal(c, simultaneous=True))
         return out
 
-    def _ensures_ok(self, name: str, S, me, params) -> bool:
-        spec = self.action_by_name[name]
-        if self._pre[spec.index](S, me):   # decided without simulating the effect
-            return True
-        S2 = list(S)
-        self._fn[spec.index][2](S2, me, _DryRun(), *params)
-        return self._fn[spec.index][3](S2, me) < 0
-
     def _legal(self, st: State, simultaneous: bool = False) -> list[Action]:
-        me = st.ctl[4][st.ctl[2]]
-        name = self._phase_name(st)
+        ctl, S = st.ctl, st.S
+        me = ctl[4][ctl[2]]
         out = []
         try:
-            for ai in self.phases[name].actions:
-                spec = self.actions[ai]
-                gen, _, _, ens = self._fn[ai]
-                self._where = f"the choices of action `{spec.name}`"
-                for params in gen(st.S, me):
-                    if spec.ensures and not self._ensures_ok(spec.name, st.S, me, params):
-                        continue
-                    out.append(self._make_action(spec, params, me, simultaneous))
+            for where, choices, kind, spec in self._listing[self.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
+                self._where = where
+                if simultaneous:
+                    out.extend([self._make_action(spec, params, me, True) for params in choices(S, me)])
+                else:
+                    for params in choices(S, me):
+                        out.append(Action(kind, params, None, me, None, self))
         except RecursionError:
             raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
         except (ModelError, IllegalAction):
@@ -634,6 +672,24 @@ class Game:
     def _apply(self, st: State, action) -> None:
         if st.outcome is not None:
             raise IllegalAction(f"the game is over (ending `{st.outcome[0]}`); no action is legal")
+        if isinstance(action, Action) and action._game is self and st.pending is None \
+                and not self._sim_point(st):
+            # One of this game's actions: found among the legal ones without its id.
+            legal = st._legal if st._legal is not None else st.legal_actions()
+            for match in legal:
+                if match is action:
+                    break
+            else:
+                match = next((a for a in legal if a.kind == action.kind and a.params == action.params),
+                             None)
+                if match is None:
+                    raise IllegalAction(self._explain(st, action))
+            forced = [] if st.chance_mode == "explicit" else None
+            self._transact(st, (self.action_by_name[match.kind], match.params, None), forced)
+            if st.pending is not None:
+                st.pending = (match.id,) + st.pending[1:]
+            st._hist.append(match)
+            return
         aid = action.id if isinstance(action, Action) else action
         if not isinstance(aid, int) or isinstance(aid, bool):
             raise IllegalAction(f"an action is an Action or its integer id, not {action!r}")
@@ -643,23 +699,20 @@ class Game:
                     pending_id, outcomes = st.pending[0], st.pending[1] + [a.params[0]]
                     act = None if pending_id is None else self._decode_pending(st, pending_id)
                     self._transact(st, act, outcomes)
-                    st.history.append(aid)
+                    st._hist.append(aid)
                     return
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
         legal = st._legal if st._legal is not None else st.legal_actions()
         sim = self._sim_point(st)
-        if isinstance(action, Action) and action._game is self and not sim:
-            match = next((a for a in legal if a.kind == action.kind and a.params == action.params), None)
-        else:
-            match = next((a for a in legal if a.id == aid), None)
+        match = next((a for a in legal if a.id == aid), None)
         if match is not None:
             spec = self.action_by_name[match.kind]
             forced = [] if st.chance_mode == "explicit" else None
             self._transact(st, (spec, match.params, match.player if sim else None), forced)
             if st.pending is not None:
                 st.pending = (aid,) + st.pending[1:]
-            st.history.append(aid)
+            st._hist.append(aid)
             return
         raise IllegalAction(self._explain(st, action))
 
@@ -761,7 +814,7 @@ class Game:
             "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5],
                         st.ctl[6]],
             "outcome": None if st.outcome is None else [st.outcome[0], list(st.outcome[1])],
-            "rng": list(st.rng), "chance": st.chance_mode, "history": list(st.history),
+            "rng": list(st.rng), "chance": st.chance_mode, "history": st.history,
             "pending": None if st.pending is None else {
                 "action": st.pending[0],
                 "outcomes": [self.codec.to_json(st.pending[3], o) for o in st.pending[1]],

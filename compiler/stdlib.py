@@ -8,6 +8,7 @@ never mutated in place: effects copy on write).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import Callable, Optional
 
@@ -21,11 +22,15 @@ class EvalError(Exception):
 
 # ---------------------------------------------------------------- implementations
 
+# The neighbours of a position are asked for again and again: the last few
+# thousand answers are kept (they are tuples, never changed).
+@lru_cache(maxsize=4096)
 def _orth(p):
     x, y = p
     return ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y))
 
 
+@lru_cache(maxsize=4096)
 def _around(p):
     x, y = p
     return tuple((x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
@@ -36,19 +41,25 @@ _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 def _lines(cells):
     """Maximal groups (of 2 or more) of the given positions that lie on one
-    horizontal, vertical or diagonal line; gaps are allowed."""
-    cells = set(cells)
+    horizontal, vertical or diagonal line; gaps are allowed. Directions in the
+    order of ``_DIRECTIONS``; within one, groups by their constant key."""
+    if not isinstance(cells, (set, frozenset, dict)):
+        cells = set(cells)
+    # For each direction, a key that is constant along it: y, x, y - x, y + x.
+    rows, cols, diagonals, antidiagonals = {}, {}, {}, {}
+    for p in cells:
+        x, y = p
+        rows.setdefault(y, []).append(p)
+        cols.setdefault(x, []).append(p)
+        diagonals.setdefault(y - x, []).append(p)
+        antidiagonals.setdefault(y + x, []).append(p)
     out = []
-    for dx, dy in _DIRECTIONS:
-        groups = {}
-        for (x, y) in cells:
-            # A key that is constant along the direction.
-            key = (y if dy == 0 else x if dx == 0 else (y - x) if dx == dy else (y + x))
-            groups.setdefault(key, []).append((x, y))
+    for groups in (rows, cols, diagonals, antidiagonals):
         for key in sorted(groups):
             g = groups[key]
             if len(g) >= 2:
-                out.append(tuple(sorted(g)))
+                g.sort()
+                out.append(tuple(g))
     return tuple(out)
 
 
@@ -78,33 +89,75 @@ def _span_covered(line, cover):
 
 def _collinear_subsets_summing(weights, total):
     """The sets of 2+ positions (keys of ``weights``) on one line whose weights
-    add up to ``total``; a pruned search when the weights are positive."""
+    add up to ``total``, in the order of ``lines``. Within a line of positive
+    weights, a pruned search gives them in the lexicographic order of their
+    indices; a line with a weight <= 0 is searched exhaustively, by size."""
     out = []
-    for line in _lines(weights):
-        ws = [weights[q] for q in line]
-        if min(ws) <= 0:   # no pruning possible: try every subset
-            out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
-            continue
-        chosen = []
-        rest = [0] * (len(ws) + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
-        for i in range(len(ws) - 1, -1, -1):
-            rest[i] = rest[i + 1] + ws[i]
-
-        def search(i, acc):
-            if acc == total:
-                if len(chosen) >= 2:
-                    out.append(frozenset(chosen))
-                return
-            if acc + rest[i] < total:
-                return
-            for j in range(i, len(line)):
-                w = ws[j]
-                if acc + w <= total:
-                    chosen.append(line[j])
-                    search(j + 1, acc + w)
-                    chosen.pop()
-        search(0, 0)
+    if any(w <= 0 for w in weights.values()):
+        for line in _lines(weights):
+            ws = [weights[q] for q in line]
+            if min(ws) <= 0:   # no pruning possible: try every subset
+                out.extend(s for s in _collinear_subsets(line) if sum(weights[q] for q in s) == total)
+            elif sum(ws) >= total:
+                _subsets_summing(line, ws, total, out)
+        return tuple(out)
+    # Group as lines() does, adding up each group's weight on the way: a line
+    # worth less than the total in all holds no subset worth the total.
+    rows, cols, diagonals, antidiagonals = {}, {}, {}, {}   # by y, x, y - x, y + x
+    for p, w in weights.items():
+        x, y = p
+        # each group is [its total weight, its positions...] (written out four times: hot)
+        e = rows.get(y)
+        if e is None:
+            rows[y] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = cols.get(x)
+        if e is None:
+            cols[x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = diagonals.get(y - x)
+        if e is None:
+            diagonals[y - x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+        e = antidiagonals.get(y + x)
+        if e is None:
+            antidiagonals[y + x] = [w, p]
+        else:
+            e[0] += w
+            e.append(p)
+    for g in (rows, cols, diagonals, antidiagonals):
+        for key in sorted(g):
+            entry = g[key]
+            if len(entry) >= 3 and entry[0] >= total:
+                line = sorted(entry[1:])
+                _subsets_summing(line, [weights[q] for q in line], total, out)
     return tuple(out)
+
+
+def _subsets_summing(line, ws, total, out) -> None:
+    """Append the subsets (2+ items) of ``line`` whose positive weights ``ws``
+    add up to ``total``, in the lexicographic order of their indices."""
+    n = len(ws)
+    rest = [0] * (n + 1)   # rest[i]: the weight of line[i:], to cut hopeless branches
+    for i in range(n - 1, -1, -1):
+        rest[i] = rest[i + 1] + ws[i]
+
+    def search(i, acc, chosen):
+        # Extend ``chosen`` (worth ``acc``) with line[j], j >= i, in order.
+        for j in range(i, n):
+            a = acc + ws[j]
+            if a < total:
+                if a + rest[j + 1] >= total:
+                    search(j + 1, a, chosen + (line[j],))
+            elif a == total and chosen:
+                out.append(frozenset(chosen + (line[j],)))
+    search(0, 0, ())
 
 
 def _reach(adj, starts):
@@ -390,6 +443,16 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "collinear_subsets": (_collinear_subsets, _rule(1, lambda a: ("list", ("set", T.POS)), _pos_coll),
                           "collinear_subsets(ps): every set of 2+ of the positions that lie on "
                           "one horizontal, vertical or diagonal line, consecutive or not."),
+}
+
+# The arguments (by position) whose order never changes a function's result:
+# the function reads them as a set, sorts them or groups them. A collection
+# built for such an argument need not be built in a fixed order.
+ORDER_FREE: dict[str, tuple[int, ...]] = {
+    "size": (0,), "keys": (0,), "distinct": (0,), "sorted": (0,), "bag": (0,), "count_of": (0,),
+    "without": (1,), "without_keys": (1,), "lines": (0,), "collinear_subsets": (0,),
+    "collinear_subsets_summing": (0,), "span_covered": (0, 1), "reach": (0, 1),
+    "components": (0,), "connected": (0,),
 }
 
 # Aggregates: func(elem for x in xs if c). Result type from the element type.

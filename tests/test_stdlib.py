@@ -25,6 +25,36 @@ def test_subsets_summing_agrees_with_the_brute_force():
     assert fast == slow and frozenset({(0, 0), (2, 0), (3, 0)}) in fast
 
 
+def test_lines_and_summing_subsets_in_their_order_on_random_boards():
+    import itertools
+    import random
+    rng = random.Random(7)
+    keys = (lambda p: p[1], lambda p: p[0], lambda p: p[1] - p[0], lambda p: p[1] + p[0])
+    for _ in range(300):
+        cells = {(rng.randrange(-3, 4), rng.randrange(-3, 4)) for _ in range(rng.randrange(0, 16))}
+        expected_lines = []   # rows, columns, diagonals, antidiagonals; each by its key
+        for key in keys:
+            groups = {}
+            for p in cells:
+                groups.setdefault(key(p), []).append(p)
+            expected_lines += [tuple(sorted(groups[k])) for k in sorted(groups) if len(groups[k]) >= 2]
+        assert F["lines"](cells) == tuple(expected_lines)
+        assert F["lines"](list(cells) + list(cells)) == tuple(expected_lines)
+        low = rng.choice((1, 1, -1))
+        weights = {p: rng.randrange(low, 6) for p in cells}
+        total = rng.randrange(2, 13)
+        # a line of positive weights: its subsets in the lexicographic order of their
+        # indices; a line with a weight <= 0: by size, then lexicographic
+        expected = []
+        for line in expected_lines:
+            subsets = [c for k in range(2, len(line) + 1) for c in itertools.combinations(range(len(line)), k)]
+            if min(weights[p] for p in line) > 0:
+                subsets.sort()
+            expected += [frozenset(line[i] for i in idx) for idx in subsets
+                         if sum(weights[line[i]] for i in idx) == total]
+        assert F["collinear_subsets_summing"](weights, total) == tuple(expected)
+
+
 def test_span_covered():
     assert F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (2, 0), (3, 0)})
     assert not F["span_covered"]({(0, 0), (3, 0)}, {(0, 0), (1, 0), (3, 0)})

@@ -1,0 +1,377 @@
+"""Lowering of an action's choices, `ensures` and `can`: a part of the
+Lowerer (``lower.Lowerer`` inherits it and provides ``emit``, ``ex``, the
+analyses in ``frame`` and the state of the lowering).
+
+The meaning of `ensures` is: run the effect on a copy of the state, then
+test the conditions there. The generated code takes shortcuts:
+* pre-test: the disjuncts that read nothing the effect writes (and call
+  nothing) are tried on the state before the effect; when they read no
+  choice and cannot fail, once for all choices;
+* a_<action>_post runs the effect without the stores that nothing after
+  them reads, and reads the slots it sets to a literal as constants;
+* `can` there asks a variant specialised to those constants (numbered:
+  can_<action>_<n>); without a look-ahead, `can` is an existence test;
+* the legal choices are listed by a_<action>_choices; can(a) runs the same
+  loops and stops at the first.
+"""
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+
+from atoll.compiler import types as T
+from atoll.grammar import ast as A
+
+
+class ActionLowering:
+    """The methods of the Lowerer for actions (see the module's text)."""
+
+    def can_name(self, action: str, known: dict) -> str:
+        """The function deciding `can(action)` on a state where ``known`` holds."""
+        if not known:
+            return f"can_{self.ident(action)}"
+        key = (action, frozenset(known.items()))
+        if key not in self.variants:
+            self.variants[key] = len(self.variants) + 1
+            self.pending.append((action, dict(known), self.variants[key]))
+        return f"can_{self.ident(action)}_{self.variants[key]}"
+
+    def flush_variants(self) -> None:
+        while self.pending:
+            name, known, i = self.pending.pop(0)
+            a = self.p.actions[name][1]
+            if not self.frame.ensures_decided(a, self.p.actions[name][0], known):
+                self.post_function(a, known, f"_{i}")
+            self.can_function(a, known, f"_{i}")
+
+    def known_text(self, known: dict) -> str:
+        return ", ".join(f"{self.layout.names[self.layout.slots[k]]} = {v!r}"
+                         for k, v in sorted(known.items()))
+
+    def can_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
+        self.emit(f"def can_{self.ident(a.name)}{suffix}(S, me):", 0)
+        if known:
+            self.emit(f"# can({a.name}) where {self.known_text(known)}", 1)
+        saved, self.known = self.known, known
+        depth = self.ensured_loops(a, known, "return False", suffix, exists=True)
+        self.known = saved
+        self.emit("return True", depth)
+        if depth > 1:
+            self.emit("return False", 1)
+        self.emit("", 0)
+
+    def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, suffix: str,
+                      exists: bool = False) -> int:
+        """The loops over the choices of ``a`` that pass its `when`s and
+        `ensures`, on a state where ``known`` holds; returns the depth of their
+        body. ``exists``: only whether there is one matters."""
+        phase = self.p.actions[a.name][0]
+        if self.frame.ensures_decided(a, phase, known):
+            return self.choice_loops(a, stop, exists=exists)
+        pre, once = self.pre_test(a, known)
+        depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [],
+                                  exists=exists and self.frame.post_total(a, known))
+        post = f"a_{self.ident(a.name)}_post{suffix}(S, me{''.join(f', l_{self.ident(q.name)}' for q in a.params)})"
+        test = post if pre is None else f"_pre or {post}" if once else f"({pre}) or {post}"
+        self.emit(f"if {test}:", depth)
+        return depth + 1
+
+    def pre_test(self, a: A.ActionDecl, known: dict) -> tuple:
+        """The test of the `ensures` before the effect (None when it cannot
+        hold), and whether it reads no choice and cannot fail."""
+        saved, self.known = self.known, known
+        parts, total = [], True
+        for cl in self.frame.pre_clauses(a, self.p.actions[a.name][0]):
+            ds = [d for d in cl if self.frame.const(d, known) is not False]
+            if not ds:
+                parts.append("False")
+                break   # false from here on
+            parts.append(" or ".join(self.ex(d) for d in ds))
+            total = total and all(self.frame.total(d) for d in ds)
+        self.known = saved
+        if parts[-1] == "False" and total:
+            return None, False
+        choices = {q.name for q in a.params}
+        once = total and parts[-1] != "False" and not any(
+            self._locals_in(d) & choices for cl in self.frame.pre_clauses(a, self.p.actions[a.name][0])
+            for d in cl)
+        return " and ".join(f"({c})" for c in parts), once
+
+    def post_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
+        """a_<action>_post<suffix>: whether every `ensures` of ``a`` holds after
+        its effect, for one of its choices on a state where ``known`` holds and
+        the pre-test failed."""
+        phase = self.p.actions[a.name][0]
+        plist = "".join(f", l_{self.ident(q.name)}" for q in a.params)
+        self.emit(f"def a_{self.ident(a.name)}_post{suffix}(S, me{plist}):", 0)
+        if known:
+            self.emit(f"# where {self.known_text(known)}", 1)
+        ensures = [g.cond for g in a.guards if g.kind == "ensures"]
+        if len(ensures) == 1 and self.pre_test(a, known)[0] is not None:
+            # the pre-test failed: its disjuncts are false after the effect too
+            safe = self.frame.pre_clauses(a, phase)[0]
+            rest = [d for d in self.frame.disjuncts(ensures[0]) if not any(d is x for x in safe)]
+            known = dict(known)
+            for d in safe:   # a variable that failed the pre-test is false (true under `not`)
+                neg = isinstance(d, A.Not)
+                v = d.operand if neg else d
+                slot = self.frame.slot_of_ref(self.p.refs.get(id(v))) if isinstance(v, A.Name) else None
+                if slot is not None and self.t(v) == T.BOOL:
+                    known[slot] = neg
+        else:
+            rest = None
+        after = self.frame.constants_after(a.body, phase, known)
+        tests = ensures if rest is None else rest
+        body = self.live_statements(a, phase, self.frame.reads(tuple(tests), after))
+        plan = self.post_substitution_plan(body, rest, after, phase) if rest else None
+        if plan is not None:
+            self.post_by_substitution(plan, rest, after)
+            return
+        saved, self.known = self.known, {}
+        if body:
+            self.emit("S = S[:]", 1)
+            if any(isinstance(x, (A.Draw, A.Deal, A.Win)) for st in body for x in A.walk(st)):
+                self.emit("X = DRY", 1)
+            self.block(body, 1)
+        self.known = after
+        if rest is None:
+            self.emit(f"return {' and '.join(f'({self.ex(c)})' for c in ensures)}", 1)
+        else:
+            self.emit(f"return {' or '.join(self.ex(d) for d in rest) or 'False'}", 1)
+        self.emit("", 0)
+        self.known = saved
+
+    def post_substitution_plan(self, body, rest, after: dict, phase: str):
+        """How to test the `ensures` after the effect without copying the
+        state: each statement's value goes to a local, and reads of what it
+        set take the local (a whole variable; the acting player's entry; one
+        key of a map, for `in` and reads at a key). None when some statement
+        or read does not fit, or `can` would read the state itself: only a
+        last disjunct `can(b)` that needs no look-ahead is inlined, as loops."""
+        plan, kinds = [], {}
+        for st in body:
+            if isinstance(st, A.Let):
+                plan.append((st, "let", None))
+                continue
+            if not isinstance(st, A.Assign):
+                return None
+            slot = self.frame.slot_of_target(st.target.name, phase)
+            decl = self.p.state.get(st.target.name)
+            idx = st.target.indices
+            if not idx:
+                kind = "value"
+            elif (len(idx) == 1 and decl is not None and decl.scope == "player"
+                  and self.p.refs.get(id(idx[0])) == ("me",)):
+                kind = "player"
+            elif len(idx) == 1 and decl is not None and decl.scope != "player" and decl.type.name == "map":
+                kind = "map"
+            else:
+                return None
+            if slot in kinds and (kind != "value" or kinds[slot] != "value"):
+                return None   # a second write to an entry: not followed
+            parts = (st.value,) + idx
+            if not all(self._substitution_ok(x, kinds) for x in parts):
+                return None
+            kinds[slot] = kind
+            plan.append((st, kind, slot))
+        last = rest[-1]
+        ref = self.p.refs.get(id(last)) if isinstance(last, A.Call) else None
+        if ref is not None and ref[0] == "can":
+            b_phase, b = self.p.actions[ref[1]]
+            if not self.frame.ensures_decided(b, b_phase, after):
+                return None
+            checked = rest[:-1] + [q.domain for q in b.params] + [g.cond for g in b.guards if g.kind == "when"]
+        else:
+            checked = list(rest)
+        if not all(self._substitution_ok(x, kinds) for x in checked):
+            return None
+        return plan
+
+    def _substitution_ok(self, e, kinds: dict) -> bool:
+        """Every read in ``e`` of a slot in ``kinds`` fits its substitution, and
+        nothing that reads such a slot is called with the state itself."""
+        if not kinds:
+            return True
+        if isinstance(e, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e)))
+            return slot not in kinds or kinds[slot] == "value"
+        if isinstance(e, A.Index) and isinstance(e.obj, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e.obj)))
+            if slot in kinds:
+                return self._substitution_ok(e.key, kinds)
+        if isinstance(e, A.BinOp) and e.op in ("in", "notin") and isinstance(e.right, A.Name):
+            slot = self.frame.slot_of_ref(self.p.refs.get(id(e.right)))
+            if slot in kinds and kinds[slot] == "map":
+                return self._substitution_ok(e.left, kinds)
+        if isinstance(e, A.Call):
+            ref = self.p.refs.get(id(e), ("?",))
+            if ref[0] in ("def", "can") and self.frame.reads(e, {}) & set(kinds):
+                if ref[0] == "can" or not self._inlinable(ref[1], e.args):
+                    return False
+                if not self._substitution_ok(self.p.defs[ref[1]].body, kinds):
+                    return False
+        if is_dataclass(e):
+            return all(self._substitution_ok(getattr(e, f.name), kinds)
+                       for f in fields(e) if f.name not in ("span", "phase_spans"))
+        if isinstance(e, (tuple, list)):
+            return all(self._substitution_ok(x, kinds) for x in e)
+        return True
+
+    def post_by_substitution(self, plan, rest, after: dict) -> None:
+        saved = self.known, self.overrides
+        self.known, self.overrides = {}, dict(self.overrides)
+        try:
+            for st, kind, slot in plan:
+                if kind == "let":
+                    self.emit(f"l_{self.ident(st.name)} = {self.ex(st.value)}", 1)
+                    continue
+                i = self.layout.slots[slot]
+                v = self.fresh("v")
+                self.emit(f"{v} = {self.ex(st.value)}", 1)   # the value first, as in the effect
+                if kind == "map":
+                    k = self.fresh("k")
+                    self.emit(f"{k} = {self.ex(st.target.indices[0])}", 1)
+                    self.overrides[i] = ("map", k, v)
+                else:
+                    self.overrides[i] = (kind, v)
+            self.known = after
+            last = rest[-1]
+            ref = self.p.refs.get(id(last)) if isinstance(last, A.Call) else None
+            tests = rest[:-1] if ref is not None and ref[0] == "can" else rest
+            for d in tests:
+                self.emit(f"if {self.ex(d)}:", 1)
+                self.emit("return True", 2)
+            if tests is not rest:   # the last disjunct can(b), as its loops
+                depth = self.choice_loops(self.p.actions[ref[1]][1], "return False", exists=True)
+                self.emit("return True", depth)
+            self.emit("return False", 1)
+            self.emit("", 0)
+        finally:
+            self.known, self.overrides = saved
+
+    def live_statements(self, a: A.ActionDecl, phase: str, live: set) -> list:
+        """The effect's statements without those whose only work is a store
+        that nothing after them reads (and that cannot fail), and without the
+        signals to the transaction that cannot fail (`end`, `tie`, `win`)."""
+        fr = self.frame
+        before, acc = [], set()
+        for st in a.body:
+            before.append(set(acc))
+            acc |= fr.written([st], phase)
+        live = set(live)
+        kept = []
+        for st, wb in reversed(list(zip(a.body, before))):
+            if isinstance(st, (A.End, A.Tie)) or (isinstance(st, A.Win) and fr.total(st.players)):
+                continue
+            if isinstance(st, A.Assign):
+                slot = fr.slot_of_target(st.target.name, phase)
+                if slot not in live and fr.store_total(a, st, phase, wb):
+                    continue
+                if st.target.indices:
+                    live.add(slot)
+                else:
+                    live.discard(slot)
+                live |= fr.reads((st.value,) + st.target.indices, {})
+            else:
+                live |= fr.reads(st, {})
+            kept.append(st)
+        return kept[::-1]
+
+    def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False) -> int:
+        """Emit the loops that bind the choices of ``a``; return the depth of
+        their body. Each `when` is tested as soon as the parameters it reads
+        are bound (``stop`` leaves when one that reads none fails). A domain
+        that reads no earlier choice and cannot fail is evaluated once, before
+        the loops. ``exists``: only whether there is a choice matters, so when
+        no test inside the loops can fail, items are taken in any order and
+        repeats are kept. ``before``: lines to run once before the loops."""
+        whens = [g for g in a.guards if g.kind == "when"]
+        level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
+        by_level: dict[int, list] = {}
+        for g in whens:
+            lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
+            by_level.setdefault(lvl, []).append(g)
+        depth = 1
+        if self.known or self.statics:   # a `when` that the known slots make true needs no test
+            by_level = {lvl: [g for g in gs if self.frame.const(g.cond, self.known) is not True]
+                        for lvl, gs in by_level.items()}
+        for g in by_level.get(0, []):
+            self.emit(f"if not {self.ex(g.cond)}:", depth)
+            self.emit(stop, depth + 1)
+        for line in before:
+            self.emit(line, depth)
+        any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
+            self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
+        sources = []
+        taken = {q.name for q in a.params}
+        for i, q in enumerate(a.params):
+            fused = self._comprehension_of(q.domain, taken) if any_order else None
+            if fused is not None:   # walked as loops of its own, below
+                taken |= {f.var for f in fused[0].fors}
+                sources.append(fused)
+                continue
+            dom = self.ex(q.domain)
+            if any_order:
+                src = dom
+            elif not T.is_ordered_iteration(self.t(q.domain)):
+                src = f"sorted({dom})"
+            elif self._distinct(q.domain):
+                src = dom
+            else:
+                src = f"f_unique({dom})"
+            earlier = {p.name for p in a.params[:i]}
+            if i > 0 and not (self._locals_in(q.domain) & earlier) and self.frame.total(q.domain):
+                hoisted = self.fresh("dom")
+                self.emit(f"{hoisted} = {src}", depth)
+                src = hoisted
+            sources.append(src)
+        for i, q in enumerate(a.params):
+            if isinstance(sources[i], tuple):
+                depth = self._fused_loops(q.name, *sources[i], depth)
+            else:
+                self.emit(f"for l_{self.ident(q.name)} in {sources[i]}:", depth)
+                depth += 1
+            for g in by_level.get(i + 1, []):
+                self.emit(f"if not {self.ex(g.cond)}:", depth)
+                self.emit("continue", depth + 1)
+        return depth
+
+    def _comprehension_of(self, dom, taken: set):
+        """For an existence test: the set or list comprehension that ``dom`` is
+        (directly, or as the body of a def that can be inlined), with the
+        def's parameters and seat variables, when its variables are free."""
+        subst, seats = None, None
+        if isinstance(dom, A.Call) and self.p.refs.get(id(dom), ("?",))[0] == "def":
+            name = self.p.refs[id(dom)][1]
+            if name not in self.def_seats or self.inline_def(name, dom.args) is None:
+                return None
+            d = self.p.defs[name]
+            subst = {q.name: self.ex(x) for q, x in zip(d.params, dom.args)}
+            seats = set(self.def_seats[name])
+            dom = d.body
+        if not (isinstance(dom, A.Comprehension) and dom.kind in ("set", "list")):
+            return None
+        if {f.var for f in dom.fors} & taken:
+            return None
+        return dom, subst, seats
+
+    def _fused_loops(self, var: str, comp: A.Comprehension, subst, seats, depth: int) -> int:
+        """The loops of ``comp``, binding ``var`` to each item (in any order)."""
+        saved = self.subst, self.seat_vars
+        if subst is not None:
+            self.subst, self.seat_vars = subst, seats
+        try:
+            for f in comp.fors:
+                if self.is_seat_source(f.iter):
+                    self.seat_vars.add(f.var)
+                else:
+                    self.seat_vars.discard(f.var)
+                self.emit(f"for l_{self.ident(f.var)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+                depth += 1
+                for c in f.conds:
+                    self.emit(f"if not {self.ex(c)}:", depth)
+                    self.emit("continue", depth + 1)
+            self.emit(f"l_{self.ident(var)} = {self.ex(comp.elem)}", depth)
+        finally:
+            self.subst, self.seat_vars = saved
+        return depth
+
