@@ -234,10 +234,15 @@ def test_hand_limit_and_making_room(games):
 def test_display_refills(games):
     g = games[3]
     st = at(g, phase="take", hand=[[], [], []])
-    before = value(g, st, "display")
-    st.apply_action(next(a for a in st.legal_actions() if a.kind == "take_open"))
-    assert len(value(g, st, "display")) == 4 and len(value(g, st, "hand")[0]) == 1
-    assert sorted(before) != sorted(value(g, st, "display")) or before.count(before[0]) > 1
+    before, bag_before = value(g, st, "display"), len(value(g, st, "material"))
+    take = next(a for a in st.legal_actions() if a.kind == "take_open")
+    st.apply_action(take)
+    after = value(g, st, "display")
+    assert value(g, st, "hand")[0] == [take.params[0]]
+    assert len(after) == 4 and len(value(g, st, "material")) == bag_before - 1   # refilled from the bag
+    rest = list(before)
+    rest.remove(take.params[0])
+    assert all(after.count(c) >= rest.count(c) for c in rest)   # the other three stay
 
 
 # ---------------------------------------------------------------- stages, scoring, end
