@@ -21,6 +21,10 @@ CODES: dict[str, tuple[str, str, str]] = {
               "A character that cannot start any token of the language, or a string left open."),
     "A0003": ("error", "cannot read file",
               "The spec file, a file it extends, or a data file it loads cannot be read."),
+    "A0005": ("error", "over a limit",
+              "The spec goes past one of the toolchain's limits (nesting depth, nested loops, the "
+              "choices of an action, the digits of a number, the size of the generated code). The "
+              "limits are listed in docs/language.md, section Limits."),
     "A0101": ("error", "unknown name",
               "A name is used that no declaration, parameter or local binding defines."),
     "A0102": ("error", "duplicate definition",
@@ -53,6 +57,10 @@ CODES: dict[str, tuple[str, str, str]] = {
               "A `require` declaration is false for the chosen player count and options."),
     "A0304": ("error", "evaluation error",
               "Evaluating a constant or rule failed (for example a map has no entry for a key)."),
+    "A0305": ("error", "evaluation over budget",
+              "Evaluating the options, constants, requirements or teams of a game took more steps "
+              "than the budget allows, or built a number longer than the limit (docs/language.md, "
+              "section Limits)."),
     "A0401": ("error", "bad variant",
               "A variant's `override` names nothing in the base game, or it extends a file that is not a game."),
 }
@@ -63,6 +71,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0001": "compare the line with the grammar in docs/language.md",
     "A0002": "remove the character, or close the string",
     "A0003": "check the path and that the file is readable UTF-8 text",
+    "A0005": "split the construct: name a part with `let`, a `def` or a `const`",
     "A0101": "declare the name, or fix its spelling",
     "A0102": "rename one of the two, or announce the second with `override`",
     "A0103": "change the expression, or the declared type, so that they agree",
@@ -79,6 +88,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0302": "choose a player count and options the game declares",
     "A0303": "choose options and a player count that meet the requirement",
     "A0304": "check the constant's expression for a cycle or a missing entry",
+    "A0305": "compute less in constants: smaller ranges, fewer nested loops, smaller numbers",
     "A0401": "name a declaration of the base game, and follow `override` with it",
 }
 

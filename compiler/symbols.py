@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from atoll.compiler import limits
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 
@@ -172,6 +173,10 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             rep.add("A0108", f"player range {r[0]}..{r[1]} is empty", prog.game.span)
         elif isinstance(r, int) and r < 1:
             rep.add("A0108", f"a game needs at least one player, not {r}", prog.game.span)
+        elif max(r if isinstance(r, tuple) else (r,)) > limits.MAX_PLAYERS:
+            rep.add("A0108", f"a game has at most {limits.MAX_PLAYERS} players, not "
+                    f"{max(r if isinstance(r, tuple) else (r,))}", prog.game.span,
+                    f"the limit on players is {limits.MAX_PLAYERS} (docs/language.md, Limits)")
     if prog.flow is None:
         rep.add("A0204", "the spec has no `flow`", A.Span(file, 1, 1, 1, 2),
                 "add `flow { round { turns in seats: PHASE, ... } }`")

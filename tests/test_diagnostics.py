@@ -124,6 +124,9 @@ API_CASES = {
                "Every hand can be dealt")],
     "A0304": [("a constant that cannot be evaluated (a map lacks the key)",
                lambda: _load(DRAW, players=2, options={"bonus_level": 3}), "KeyError")],
+    "A0305": [("a constant whose evaluation would take about 10^10 steps",
+               lambda: _load(TESTS / "bad" / "load" / "a0305_endless_constant.atoll", players=2),
+               "budget")],
 }
 
 

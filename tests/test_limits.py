@@ -1,0 +1,285 @@
+"""Limits, not crashes or hangs (issue 10 §1.6).
+
+A spec that goes past what the toolchain handles gets a diagnostic with a
+code and a position: never an internal error (a raw SyntaxError or
+RecursionError from Python, from the generated code or from the compiler's
+own recursion), never a hang. What is plausible in a real spec (a sum of a
+few hundred terms, a `cases` with hundreds of arms) simply works: the
+generated code does not depend on Python's nesting limits.
+
+The limits are in ``atoll.compiler.limits`` and docs/language.md.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+
+import atoll
+from atoll.cli import main
+from atoll.compiler import limits, pipeline
+
+BASE = """game g { title: "G" players: 2..2 }
+state { x: int = 0 }
+flow { round { turns in seats: p } }
+phase p { action go() { x = x + 1 end phase } }
+ending over immediately when x >= 2 => tie
+"""
+
+
+def write(tmp_path, text: str, name: str = "g.atoll"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def codes(call) -> list[str]:
+    with pytest.raises(atoll.SpecError) as info:
+        call()
+    for d in info.value.diagnostics:
+        assert d.span is not None, f"{d.code} without a position: {info.value}"
+    return [d.code for d in info.value.diagnostics]
+
+
+def play(game, steps: int = 50):
+    state = game.new_initial_state(0)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
+# ---------------------------------------------------------------- long chains work
+
+def test_brackets_around_a_sum_cost_nothing(tmp_path):
+    """200 nested brackets around additions: one chain of `+`, regrouped."""
+    text = BASE + "const c: int = " + "(1 + " * 200 + "0" + ")" * 200 + "\n"
+    text += "const d: int = " + "(" * 300 + "7" + ")" * 300 + "\n"
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert (game.ns["k_c"], game.ns["k_d"]) == (200, 7)
+
+
+@pytest.mark.parametrize("n", [250, 3000])
+def test_a_long_sum_works(tmp_path, n):
+    text = BASE.replace("x = x + 1", "x = x + " + " + ".join(["1"] * n) + " - " + str(n - 1))
+    text += "const c: int = " + " + ".join(str(i) for i in range(n)) + "\n"
+    text += "const d: bool = " + " or ".join(f"c == {i}" for i in range(n)) + "\n"
+    text += "property q invariant not d and x <= 2\n"
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert game.ns["k_c"] == n * (n - 1) // 2
+    assert game.ns["k_d"] is False
+    assert play(game).S[1] == 2
+
+
+def test_long_cases_and_match_work(tmp_path):
+    n = 400
+    arms = "".join(f"  a{i}: x == {i} => {i}\n" for i in range(n))
+    match = "".join(f"{i} => {i * 2}, " for i in range(n))
+    text = BASE + f"def f(v: int): int = cases {{\n{arms}  other: true => -1\n}}\n".replace("x ==", "v ==")
+    text += f"def g(v: int): int = match v {{ {match} _ => 0 }}\n"
+    text += "const c: int = f(399) + g(7)\n"
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert game.ns["k_c"] == 399 + 14
+
+
+def test_moderate_nesting_works(tmp_path):
+    depth = limits.MAX_NESTING - 10
+    expr = "(1 - " * depth + "0" + ")" * depth
+    sets = "size({" * 30 + "1" + "})" * 30
+    ifs = "".join("if x >= 0 { " for _ in range(30)) + "x = x + 1" + " }" * 30
+    text = BASE.replace("x = x + 1", ifs) + f"const c: int = {expr}\nconst e: int = {sets}\n"
+    text += "def k(v: int): int = " + "if v == 0 then 0 else " * 40 + "1\n"
+    text += "const kk: int = k(3)\n"
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert game.ns["k_c"] == depth % 2 and game.ns["k_e"] == 1 and game.ns["k_kk"] == 1
+    assert play(game).S[1] == 2
+
+
+def test_deep_inlining_of_defs_is_not_a_crash(tmp_path):
+    """A chain of defs that each call the next (the lowering inlines some)."""
+    n = 300
+    text = BASE + "def f0(v: int): int = " + "(" * 30 + "v + 1" + ")" * 30 + "\n"
+    text += "".join(f"def f{i}(v: int): int = f{i - 1}(v) + 1\n" for i in range(1, n))
+    text += f"const c: int = f{n - 1}(0)\n"
+    text = text.replace("x = x + 1 end phase", f"x = x + f{n - 1}(0) - {n - 1} end phase")
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert game.ns["k_c"] == n
+    assert play(game).is_terminal()
+
+
+# ---------------------------------------------------------------- past a limit: a diagnostic
+
+def test_very_deep_nesting_is_a_diagnostic_not_a_recursion_error(tmp_path):
+    for depth in (limits.MAX_NESTING + 5, 2_000, 100_000):
+        text = BASE + "const c: int = " + "(1 - " * depth + "0" + ")" * depth + "\n"
+        assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+        lists = BASE + "const c: list[int] = " + "[" * depth + "1" + "]" * depth + "\n"
+        assert codes(lambda: atoll.compile_spec(write(tmp_path, lists))) == ["A0005"]
+
+
+def test_99_nested_ifs_are_a_diagnostic(tmp_path):
+    ifs = "".join("if x >= 0 { " for _ in range(99)) + "x = x + 1" + " }" * 99
+    text = BASE.replace("x = x + 1", ifs)
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+
+
+def test_loops_nested_past_pythons_block_limit_are_a_diagnostic(tmp_path):
+    fors = "".join(f"for i{k} in [1] {{ " for k in range(limits.MAX_LOOPS + 1)) + "x = x + 1" + \
+        " }" * (limits.MAX_LOOPS + 1)
+    text = BASE.replace("x = x + 1", fors)
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+    params = ", ".join(f"v{k}: int in [1]" for k in range(limits.MAX_LOOPS + 1))
+    text = BASE.replace("action go()", f"action go({params})")
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+
+
+def test_the_most_loops_allowed_compile(tmp_path):
+    k = limits.MAX_LOOPS
+    fors = "".join(f"for i{j} in [1] {{ " for j in range(k - 1)) + "deal 1 from pile to got" + " }" * (k - 1)
+    text = BASE.replace("state { x: int = 0 }", "state { x: int = 0  pile: bag[int] = bag([1, 2])  "
+                                                 "got: bag[int] = bag([]) }")
+    text = text.replace("x = x + 1", fors + " x = x + 1")
+    # each choice ranges over a comprehension of two loops (the test of `can` may walk them as loops)
+    params = ", ".join(f"v{j}: int in [a{j} + b{j} for a{j} in [1] for b{j} in [0]]" for j in range(k))
+    text = text.replace("action go()", f"action go({params})")
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert play(game).is_terminal()
+
+
+def test_a_5000_digit_number_is_a_diagnostic(tmp_path):
+    text = BASE + "const c: int = " + "9" * 5000 + "\n"
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+    text = BASE.replace("players: 2..2", "players: 2.." + "9" * 5000)
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
+
+
+def test_a_constant_past_the_integer_limit_is_a_diagnostic(tmp_path):
+    big = "9" * limits.MAX_INT_DIGITS
+    text = BASE + f"const a: int = {big}\nconst b: int = a * a\nconst u: bool = b > 0\n" \
+                  "property q invariant u\n"
+    path = write(tmp_path, text)
+    atoll.compile_spec(path)
+    assert codes(lambda: atoll.load(path, players=2)) == ["A0305"]
+    # a def that squares its way past the limit, inside one constant
+    text = BASE + "def sq(v: int): int = v * v\nconst c: int = " + "sq(" * 40 + "2" + ")" * 40 + "\n"
+    t = time.perf_counter()
+    assert codes(lambda: atoll.load(write(tmp_path, text), players=2)) == ["A0305"]
+    assert time.perf_counter() - t < 5
+
+
+def test_an_absurd_player_range_is_a_diagnostic(tmp_path):
+    text = BASE.replace("players: 2..2", "players: 2..99999999999999999999")
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0108"]
+    text = BASE.replace("players: 2..2", f"players: {limits.MAX_PLAYERS + 1}")
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0108"]
+
+
+def test_check_instantiates_a_bounded_sample_of_player_counts(tmp_path, monkeypatch, capsys):
+    text = BASE.replace("players: 2..2", f"players: 2..{limits.MAX_PLAYERS}")
+    path = write(tmp_path, text)
+    seen = []
+    real = pipeline.instantiate
+
+    def counting(comp, players=None, options=None):
+        seen.append(players)
+        return real(comp, players, options)
+
+    monkeypatch.setattr(pipeline, "instantiate", counting)
+    assert main(["check", str(path)]) == 0
+    assert 2 in seen and limits.MAX_PLAYERS in seen
+    assert len(seen) <= limits.CHECK_PLAYER_COUNTS
+    seen.clear()
+    small = write(tmp_path, BASE.replace("players: 2..2", "players: 1..6"), "small.atoll")
+    assert main(["check", str(small)]) == 0
+    assert sorted(seen) == [1, 2, 3, 4, 5, 6]   # a real range: every count
+
+
+def test_a_constant_that_never_ends_runs_out_of_budget(tmp_path):
+    text = BASE + "const c: int = sum(x * y for x in range(100000) for y in range(100000))\n"
+    path = write(tmp_path, text)
+    atoll.compile_spec(path)
+    t = time.perf_counter()
+    assert codes(lambda: atoll.load(path, players=2)) == ["A0305"]
+    assert time.perf_counter() - t < 30
+    huge = BASE + "const c: int = size(range(1000000000000))\n"
+    assert codes(lambda: atoll.load(write(tmp_path, huge), players=2)) in (["A0305"], ["A0304"])
+
+
+def test_the_budget_leaves_an_outer_tracer_in_place(tmp_path):
+    calls = []
+
+    def tracer(frame, event, arg):
+        calls.append(event)
+        return None
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        atoll.load(write(tmp_path, BASE + "const c: int = 1\n"), players=2)
+        after = sys.gettrace()
+    finally:
+        sys.settrace(old)
+    assert after is tracer
+
+
+def test_constants_are_evaluated_once_each_in_dependency_order(tmp_path):
+    """2,000 constants declared in reverse order: each is evaluated once (the
+    old loop retried every pending constant after each NameError)."""
+    n = 2000
+    text = BASE + "".join(f"const c{i}: int = c{i + 1} + 1\n" for i in range(n)) + f"const c{n}: int = 0\n"
+    path = write(tmp_path, text)
+    comp = atoll.compile_spec(path)
+    counted = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name.startswith("c_"):
+            counted.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        game = pipeline.instantiate(comp, 2)
+    finally:
+        sys.setprofile(None)
+    assert game.ns["k_c0"] == n
+    assert len(counted) == n + 1
+
+
+def test_a_cycle_of_constants_is_named(tmp_path):
+    text = BASE + "const a: int = b + 1\nconst b: int = f(1)\ndef f(v: int): int = a + v\n"
+    path = write(tmp_path, text)
+    with pytest.raises(atoll.SpecError) as info:
+        atoll.load(path, players=2)
+    assert [d.code for d in info.value.diagnostics] == ["A0304"]
+    assert "cycle" in str(info.value) and "`a`" in str(info.value)
+
+
+def test_data_nested_100000_deep_is_a_diagnostic(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    text = BASE + 'data d: list[int] from "deep.json"\n'
+    assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0301"]
+
+
+# ---------------------------------------------------------------- the command line
+
+def test_check_reports_limits_without_an_internal_error(tmp_path, capsys):
+    path = write(tmp_path, BASE + "const c: int = " + "(1 - " * 5000 + "0" + ")" * 5000 + "\n")
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr()
+    assert "A0005" in out.out and "internal error" not in out.err
+
+
+def test_debug_prints_the_traceback_of_an_internal_error(tmp_path, monkeypatch, capsys):
+    def broken(path):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(pipeline, "compile_spec", broken)
+    path = write(tmp_path, BASE)
+    assert main(["check", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" in err and "bug" in err and "Traceback" not in err and "--debug" in err
+    assert main(["--debug", "check", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" in err and "Traceback" in err and "ZeroDivisionError" in err
