@@ -10,10 +10,11 @@ import json
 import random
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Optional
 
-from atoll.compiler import pipeline
+from atoll.compiler import limits, pipeline
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
 from atoll.diagnostics import SpecError, render_all
 from atoll import render
@@ -79,6 +80,19 @@ def _spec_files(paths) -> list[Path]:
 
 # ---------------------------------------------------------------- check
 
+def player_counts(lo: int, hi: int) -> list[int]:
+    """The player counts `check` builds a game for: every one of a range of
+    at most limits.CHECK_PLAYER_COUNTS, else that many spread over the range
+    (both ends and the counts next to them included)."""
+    k = limits.CHECK_PLAYER_COUNTS
+    if hi - lo + 1 <= k:
+        return list(range(lo, hi + 1))
+    picks = {lo, lo + 1, hi - 1, hi}
+    step = (hi - lo) / (k - len(picks) + 1)
+    picks |= {lo + round(step * i) for i in range(1, k - len(picks) + 1)}
+    return sorted(picks)[:k]
+
+
 def cmd_check(args) -> int:
     files = _spec_files(args.files)
     if not files:
@@ -88,8 +102,7 @@ def cmd_check(args) -> int:
     for f in files:
         try:
             comp = pipeline.compile_spec(f)
-            lo, hi = comp.program.player_range
-            for n in range(lo, hi + 1):   # constants and requirements evaluate for every count
+            for n in player_counts(*comp.program.player_range):   # constants, requirements: per count
                 try:
                     pipeline.instantiate(comp, n)
                 except SpecError as e:
@@ -451,6 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
                "--players 4\n  atoll play spec/GAME.atoll --players 2\n\n"
                "Run `atoll COMMAND --help` for each command's options.")
     ap.add_argument("--version", action="version", version="atoll 0.1.0")
+    ap.add_argument("--debug", action="store_true",
+                    help="on an internal error (a bug in atoll), print its Python traceback")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name, help_, fn):
@@ -551,9 +566,21 @@ def main(argv=None) -> int:
         print(f"atoll: model error: {e}", file=sys.stderr)
         return 1
     except Exception as e:   # an internal error: say it is a bug
-        print(f"atoll: internal error ({type(e).__name__}: {e}). This is a bug in atoll, not in "
-              "your spec; please report it with the command you ran.", file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        print(f"atoll: internal error ({type(e).__name__}: {_short(e)}). This is a bug in atoll, not in "
+              "your spec; please report it with the command you ran"
+              + (" and the traceback above." if args.debug else
+                 " and the traceback that `atoll --debug ...` prints."), file=sys.stderr)
         return 3
+
+
+def _short(e: Exception) -> str:
+    try:
+        text = str(e)
+    except Exception:   # pragma: no cover - a message that cannot be printed
+        return "?"
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 if __name__ == "__main__":   # pragma: no cover

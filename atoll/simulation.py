@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Optional
 
+from atoll.compiler import names as N
 from atoll.compiler import pipeline
 from atoll.compiler.runtime import ModelError
 
@@ -51,9 +52,9 @@ def invariants(game) -> list[tuple[str, Callable]]:
     these options, as (name, test of a state)."""
     out = []
     for name in game.info.get("invariants", ()):
-        when = game.ns.get(f"propw_{name}")
+        when = game.ns.get(N.prop_when(name))
         if when is None or when():
-            fn = game.ns[f"prop_{name}"]
+            fn = game.ns[N.prop(name)]
             out.append((name, lambda st, fn=fn: bool(fn(st.S))))
     return out
 

@@ -5,11 +5,19 @@ the AST at play time). The module is readable on purpose: ``atoll lower
 SPEC`` prints it and golden tests keep it stable.
 
 Safety: the generated text contains only what this module writes. Spec names
-are emitted with a prefix (``l_``, ``k_``, ``d_``...) after the grammar has
-restricted them to ``[A-Za-z][A-Za-z0-9_]*``; strings and enum members are
-emitted with ``repr``. The module runs with no Python builtins but a fixed
-list (see ``runtime.SAFE_BUILTINS``), so a spec cannot reach the file system
-or import anything.
+are emitted mangled by ``names`` (a tag such as ``l_``, ``k_``, ``agen_``, after
+the grammar has restricted them to ``[A-Za-z][A-Za-z0-9_]*``; the mangling is
+injective and ``define`` refuses a second definition of a name); every other
+text that comes from outside (strings, the spec's path, enum members) is
+emitted with ``repr``. That alone keeps the text inert; the module also runs
+with a fixed list of builtins (``pipeline.SAFE_BUILTINS``).
+
+Python's own limits (200 nested brackets, 100 levels of indentation, 20
+nested loops, its recursion in the compiler) never depend on the spec: an
+expression whose text nests deeper than ``HOIST_DEPTH`` brackets becomes a
+call of a helper function ``_hN`` that returns it (``hoist``), `else if`
+chains are written with ``elif``, and the parser bounds the rest (see
+``compiler/limits.py``).
 
 Run-time layout: ``S`` is the list of state values: ``S[0]`` is the current
 round, then the state variables in declaration order, then every phase's
@@ -18,24 +26,26 @@ variables. ``me`` is the player whose turn it is; ``X`` is the transaction
 """
 from __future__ import annotations
 
-import re
+import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from atoll.compiler import stdlib
+from atoll.compiler import limits, stdlib
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.frame import Frame
 from atoll.compiler.lower_actions import ActionLowering
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
 
-_SAFE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_id = N.ident
 
-
-def _id(name: str) -> str:
-    if not _SAFE_NAME.match(name):   # pragma: no cover - the grammar forbids it
-        raise ValueError(f"unsafe name {name!r}")
-    return name
+# Brackets an expression's text may nest before it is moved into a helper
+# function (Python refuses 200; its compiler recurses on the rest).
+HOIST_DEPTH = 40
+# A def is inlined only when the defs it would inline in turn go at most
+# this deep (the lowering recurses through inlined bodies).
+MAX_INLINE = 6
 
 
 @dataclass
@@ -58,8 +68,6 @@ class Layout:
 
 
 class Lowerer(ActionLowering):
-    ident = staticmethod(_id)
-
     def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
         self.layout = Layout.of(prog)
@@ -75,6 +83,9 @@ class Lowerer(ActionLowering):
         self.overrides: dict[int, tuple] = {}   # slots read from locals (see post_by_substitution)
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
         self._def_facts: dict[str, tuple] = {}
+        self._heights: Optional[dict] = None   # per def, how deep its inlining goes
+        self.defined: set[str] = set()         # every name the module defines
+        self.helpers: list[str] = []           # the lines of the hoisted expressions
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -111,14 +122,18 @@ class Lowerer(ActionLowering):
                 self.seat_vars.add(f.var)
             else:
                 self.seat_vars.discard(f.var)
-            out.append(f"for l_{_id(f.var)} in {self.iter_of(f.iter, order_matters)}")
+            out.append(f"for {N.local(f.var)} in {self.iter_of(f.iter, order_matters)}")
             out.extend(f"if {self.ex(c)}" for c in f.conds)
         return " ".join(out)
 
     def ex(self, e) -> str:
+        """The Python text of expression ``e``; one that nests too deep is hoisted."""
+        return self.shallow(self._ex(e))
+
+    def _ex(self, e) -> str:
         if self.known or self.statics:
             v = self.frame.const(e, self.known)
-            if v is not None:
+            if v is not None and not (type(v) is int and v.bit_length() > limits.MAX_INT_BITS):
                 return repr(v)
         if isinstance(e, A.IntLit):
             return repr(e.value)
@@ -187,7 +202,7 @@ class Lowerer(ActionLowering):
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
             for arm in reversed(e.arms):
-                out = f"({self.ex(arm.value)} if {self.ex(arm.cond)} else {out})"
+                out = self.shallow(f"({self.ex(arm.value)} if {self.ex(arm.cond)} else {out})")
             return out
         if isinstance(e, A.Match):
             if self.known or self.statics:
@@ -207,7 +222,7 @@ class Lowerer(ActionLowering):
                     st = self.t(e.subject)
                     if isinstance(pat, str) and isinstance(st, tuple) and st[0] == "enum":
                         pat = self.p.enums[st[1]].members.index(pat)
-                    out = f"({val} if {subject} == {pat!r} else {out})"
+                    out = self.shallow(f"({val} if {subject} == {pat!r} else {out})")
             return out
         raise AssertionError(type(e).__name__)  # pragma: no cover
 
@@ -250,7 +265,7 @@ class Lowerer(ActionLowering):
         ref = self.p.refs[id(e)]
         kind = ref[0]
         if kind == "local":
-            return self.subst.get(ref[1]) or f"l_{_id(ref[1])}"
+            return self.subst.get(ref[1]) or N.local(ref[1])
         if kind in ("state", "phase"):
             i = self.layout.slots[("state", ref[1]) if kind == "state" else ("phase", ref[1], ref[2])]
             if i in self.overrides:
@@ -258,7 +273,7 @@ class Lowerer(ActionLowering):
                 return self.overrides[i][1]
             return f"S[{i}]"
         if kind in ("const", "option", "data"):
-            return f"k_{_id(ref[1])}"
+            return N.value(ref[1])
         if kind == "member":
             return repr(self.p.enums[ref[1]].members.index(ref[2]))
         if kind == "builtin":
@@ -327,12 +342,10 @@ class Lowerer(ActionLowering):
             args = ", ".join(self.comprehension(a, order_matters=False)
                              if i in free and isinstance(a, A.Comprehension) else self.ex(a)
                              for i, a in enumerate(e.args))
-            return f"f_{_id(ref[1])}({args})"
+            return f"{N.stdlib(ref[1])}({args})"
         args = ", ".join(self.ex(a) for a in e.args)
         if kind == "def":
-            return f"d_{_id(ref[1])}(S{', ' if args else ''}{args})"
-        if kind == "stdlib":
-            return f"f_{_id(ref[1])}({args})"
+            return f"{N.def_fn(ref[1])}(S{', ' if args else ''}{args})"
         raise AssertionError(ref)  # pragma: no cover
 
     def inline_def(self, name: str, args) -> str | None:
@@ -354,6 +367,8 @@ class Lowerer(ActionLowering):
         d = self.p.defs[name]
         if name not in self.def_seats or not all(
                 isinstance(x, (A.Name, A.IntLit, A.BoolLit, A.StrLit)) for x in args):
+            return False
+        if self.inline_height(name) > MAX_INLINE:
             return False
         if name not in self._def_facts:   # (calls itself, variables its comprehensions bind)
             self._def_facts[name] = (self._calls_itself(name), {
@@ -379,9 +394,65 @@ class Lowerer(ActionLowering):
                         todo.append(ref[1])
         return False
 
+    def inline_height(self, name: str) -> int:
+        """1 + the height of the deepest def that ``name``'s body calls (a
+        def that calls itself, directly or not, counts for 0 where it recurs).
+        Found for every def at once, without recursion."""
+        if self._heights is None:
+            calls = {n: {self.p.refs[id(x)][1] for x in A.walk(d.body) if isinstance(x, A.Call)
+                         and self.p.refs.get(id(x), ("?",))[0] == "def"}
+                     for n, d in self.p.defs.items()}
+            heights: dict[str, int] = {}
+            for root in calls:
+                todo, on_path = [(root, iter(sorted(calls[root])))], {root}
+                while todo:
+                    node, it = todo[-1]
+                    nxt = next((c for c in it if c not in heights and c not in on_path), None)
+                    if nxt is not None:
+                        on_path.add(nxt)
+                        todo.append((nxt, iter(sorted(calls[nxt]))))
+                        continue
+                    heights[node] = 1 + max((heights.get(c, 0) for c in calls[node]), default=0)
+                    on_path.discard(node)
+                    todo.pop()
+            self._heights = heights
+        return self._heights[name]
+
+    # ------------------------------------------------------------ deep expressions
+    def shallow(self, text: str) -> str:
+        """``text``, or a call of a helper returning it when it nests deeper
+        than HOIST_DEPTH brackets."""
+        if len(text) <= 2 * HOIST_DEPTH or _nesting(text) <= HOIST_DEPTH:
+            return text
+        return self.hoist(text)
+
+    def hoist(self, text: str) -> str:
+        """Move an expression into a helper function of the module; the call
+        passes the local variables it reads (the state, the player, the
+        parameters and loop variables in scope, temporaries)."""
+        free = sorted(n for n in _free_names(ast.parse(text, mode="eval").body)
+                      if n in ("S", "me", "X") or n.startswith("l_")
+                      or (n.startswith("_") and n not in self.defined))
+        name = self.define(self.fresh("h"))
+        args = ", ".join(free)
+        self.helpers.append(f"def {name}({args}):")
+        self.helpers.append(f"    return {text}")
+        self.helpers.append("")
+        return f"{name}({args})"
+
     # ------------------------------------------------------------ statements
     def emit(self, line: str, depth: int) -> None:
         self.lines.append("    " * depth + line)
+
+    def define(self, name: str) -> str:
+        """Claim a module-level name; a second claim is a bug in the lowering
+        (two things of the spec would share one function)."""
+        assert name not in self.defined, f"the lowering defines {name} twice"
+        self.defined.add(name)
+        return name
+
+    def open_def(self, name: str, args: str) -> None:
+        self.emit(f"def {self.define(name)}({args}):", 0)
 
     def fresh(self, stem: str) -> str:
         self.tmp += 1
@@ -433,10 +504,14 @@ class Lowerer(ActionLowering):
         if isinstance(s, A.Assign):
             self.assign(s.target, self.ex(s.value), depth)
         elif isinstance(s, A.Let):
-            self.emit(f"l_{_id(s.name)} = {self.ex(s.value)}", depth)
+            self.emit(f"{N.local(s.name)} = {self.ex(s.value)}", depth)
         elif isinstance(s, A.If):
             self.emit(f"if {self.ex(s.cond)}:", depth)
             self.block(s.then, depth + 1)
+            while len(s.else_) == 1 and isinstance(s.else_[0], A.If):   # `else if`: flat
+                s = s.else_[0]
+                self.emit(f"elif {self.ex(s.cond)}:", depth)
+                self.block(s.then, depth + 1)
             if s.else_:
                 self.emit("else:", depth)
                 self.block(s.else_, depth + 1)
@@ -445,12 +520,12 @@ class Lowerer(ActionLowering):
                 self.seat_vars.add(s.var)
             else:
                 self.seat_vars.discard(s.var)
-            self.emit(f"for l_{_id(s.var)} in {self.iter_of(s.iter)}:", depth)
+            self.emit(f"for {N.local(s.var)} in {self.iter_of(s.iter)}:", depth)
             self.block(s.body, depth + 1)
         elif isinstance(s, A.Draw):
             b = self.fresh("bag")
             ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
-            self.emit(f"l_{_id(s.name)}, {b} = X.draw({self.read(s.source)}, {ty!r})", depth)
+            self.emit(f"{N.local(s.name)}, {b} = X.draw({self.read(s.source)}, {ty!r})", depth)
             self.assign(s.source, b, depth)
         elif isinstance(s, A.Deal):
             it, b = self.fresh("item"), self.fresh("bag")
@@ -476,7 +551,7 @@ class Lowerer(ActionLowering):
 
     # ------------------------------------------------------------ declarations
     def function(self, name: str, args: str, body_expr: str, static: bool = False) -> None:
-        self.emit(f"def {name}({args}):", 0)
+        self.open_def(name, args)
         if static:   # fixed before the game starts: no state to read
             self.emit("S = None", 1)
         self.emit(f"return {body_expr}", 1)
@@ -485,102 +560,104 @@ class Lowerer(ActionLowering):
     def lower(self) -> str:
         p = self.p
         self.current_phase = None
-        self.emit(f"# Generated by atoll from {p.file}. Do not edit: change the spec.", 0)
+        # the path is outside text: written as a Python string literal (one line)
+        self.emit(f"# Generated by atoll from {str(p.file)!r}. Do not edit: change the spec.", 0)
         self.emit(f"# State slots: {', '.join(f'{i}={n}' for i, n in enumerate(self.layout.names))}", 0)
         self.emit("", 0)
         for k in p.consts.values():
-            self.function(f"c_{_id(k.name)}", "", self.ex(k.value), static=True)
+            self.function(N.const_fn(k.name), "", self.ex(k.value), static=True)
         for i, r in enumerate(p.requires):
-            self.function(f"req_{i}", "", self.ex(r.cond), static=True)
+            self.function(N.require_fn(i), "", self.ex(r.cond), static=True)
         self.function("teams", "", self.ex(p.teams.value) if p.teams else "tuple((q,) for q in PLAYERS)",
                       static=True)
         for v in p.state.values():
-            self.function(f"init_{_id(v.name)}", "", self.ex(v.init), static=True)
+            self.function(N.init(v.name), "", self.ex(v.init), static=True)
         for d in p.defs.values():
-            params = "".join(f", l_{_id(q.name)}" for q in d.params)
+            params = "".join(f", {N.local(q.name)}" for q in d.params)
             self.def_seats[d.name] = frozenset(self.seat_vars)
-            self.function(f"d_{_id(d.name)}", f"S{params}", self.ex(d.body))
-        self.emit("def setup(S, X):", 0)
+            self.function(N.def_fn(d.name), f"S{params}", self.ex(d.body))
+        self.open_def("setup", "S, X")
         self.block(p.setup.body if p.setup else (), 1)
         self.emit("", 0)
         if p.flow:
             for i, rd in enumerate(p.flow.rounds):
-                self.function(f"round_{i}", "S", self.ex(rd.cond) if rd.cond is not None else "True")
+                self.function(N.round_fn(i), "S", self.ex(rd.cond) if rd.cond is not None else "True")
                 for j, st in enumerate(rd.stages):
-                    self.function(f"stage_{i}_{j}", "S", self.ex(st.players))
+                    self.function(N.stage_fn(i, j), "S", self.ex(st.players))
         for ph in p.phases.values():
             self.current_phase = ph.name
-            n = _id(ph.name)
-            self.emit(f"def ph_{n}_enter(S, me, X):", 0)
+            self.open_def(N.phase("enter", ph.name), "S, me, X")
             for v in ph.vars:
                 self.emit(f"S[{self.layout.slots[('phase', ph.name, v.name)]}] = {self.ex(v.init)}", 1)
             self.block(ph.enter, 1)
             self.emit("", 0)
             if ph.auto:
-                self.emit(f"def ph_{n}_auto(S, me, X):", 0)
+                self.open_def(N.phase("auto", ph.name), "S, me, X")
                 self.block(ph.auto, 1)
                 self.emit("", 0)
-            self.function(f"ph_{n}_done", "S, me", self.ex(ph.done) if ph.done is not None else "False")
-            self.function(f"ph_{n}_repeat", "S, me",
+            self.function(N.phase("done", ph.name), "S, me",
+                          self.ex(ph.done) if ph.done is not None else "False")
+            self.function(N.phase("repeat", ph.name), "S, me",
                           self.ex(ph.repeat) if ph.repeat is not None else "False")
             for a in ph.actions:
                 self.action(a)
             self.flush_variants()
         self.current_phase = None
         for en in p.endings.values():
-            n = _id(en.name)
-            # distinct prefixes, so that no two spec names can give one Python name
-            self.function(f"endc_{n}", "S", self.ex(en.cond))
+            self.function(N.ending_cond(en.name), "S", self.ex(en.cond))
             o = en.outcome
             if isinstance(o, A.OutcomeWin):
-                self.function(f"endw_{n}", "S", self.ex(o.players))
+                self.function(N.ending_winners(en.name), "S", self.ex(o.players))
             elif isinstance(o, A.OutcomeRank):
                 keys = "".join(self.ex(k) + ", " for k in o.keys)
-                self.function(f"endk_{n}", f"S, l_{_id(o.var)}", f"({keys})")
+                self.function(N.ending_rank(en.name), f"S, {N.local(o.var)}", f"({keys})")
         # Per timing, all its endings' conditions in one test: the position of
         # the first that holds among them, or -1.
         times: dict[str, list] = {}
         for en in p.endings.values():
             times.setdefault(en.time, []).append(en)
         for time, ens in times.items():
-            self.emit(f"def endings_{_id(time)}(S):", 0)
+            self.open_def(N.endings_at(time), "S")
             for i, en in enumerate(ens):
                 self.emit(f"if {self.ex(en.cond)}:", 1)
                 self.emit(f"return {i}", 2)
             self.emit("return -1", 1)
             self.emit("", 0)
         if p.score:
-            self.function("score", f"S, l_{_id(p.score.var)}", self.ex(p.score.value))
+            self.function("score", f"S, {N.local(p.score.var)}", self.ex(p.score.value))
         for pr in p.properties.values():
             if pr.kind in ("invariant", "reachable", "terminates"):
-                self.function(f"prop_{_id(pr.name)}", "S", self.ex(pr.body))
+                self.function(N.prop(pr.name), "S", self.ex(pr.body))
             if pr.when is not None:
-                self.function(f"propw_{_id(pr.name)}", "", self.ex(pr.when), static=True)
+                self.function(N.prop_when(pr.name), "", self.ex(pr.when), static=True)
+        if self.helpers:
+            self.emit("# Expressions nested too deep for one line of Python.", 0)
+            self.lines.extend(self.helpers)
         return "\n".join(self.lines) + "\n"
 
     def action(self, a: A.ActionDecl) -> None:
-        n = _id(a.name)
-        params = [f"l_{_id(q.name)}" for q in a.params]
+        n = a.name
+        params = [N.local(q.name) for q in a.params]
         plist = "".join(", " + q for q in params)
         whens = [g for g in a.guards if g.kind == "when"]
         ensures = [g for g in a.guards if g.kind == "ensures"]
         # Generator of the parameter tuples allowed by the domains and `when` guards.
-        self.emit(f"def a_{n}_gen(S, me):", 0)
+        self.open_def(N.action("gen", n), "S, me")
         depth = self.choice_loops(a, "return")
         self.emit(f"yield ({''.join(q + ', ' for q in params)})", depth)
         self.emit("", 0)
         # The legal choices as a list: domains and `when`s, then the `ensures`.
-        self.emit(f"def a_{n}_choices(S, me):", 0)
+        self.open_def(N.action("choices", n), "S, me")
         self.emit("_out = []", 1)
-        depth = self.ensured_loops(a, {}, "return _out", "")
+        depth = self.ensured_loops(a, {}, "return _out", 0)
         self.emit(f"_out.append(({''.join(q + ', ' for q in params)}))", depth)
         self.emit("return _out", 1)
         self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.
-        self.emit(f"def a_{n}_why(S, me{plist}):", 0)
+        self.open_def(N.action("why", n), f"S, me{plist}")
         k = 0
         for q in a.params:
-            self.emit(f"if l_{_id(q.name)} not in {self.ex(q.domain)}:", 1)
+            self.emit(f"if {N.local(q.name)} not in {self.ex(q.domain)}:", 1)
             self.emit(f"return {k}", 2)
             k += 1
         for g in whens:
@@ -589,22 +666,22 @@ class Lowerer(ActionLowering):
             k += 1
         self.emit("return -1", 1)
         self.emit("", 0)
-        self.emit(f"def a_{n}_effect(S, me, X{plist}):", 0)
+        self.open_def(N.action("effect", n), f"S, me, X{plist}")
         self.block(a.body, 1)
         self.emit("", 0)
-        self.emit(f"def a_{n}_ensures(S, me):", 0)
+        self.open_def(N.action("ensures", n), "S, me")
         for i, g in enumerate(ensures):
             self.emit(f"if not {self.ex(g.cond)}:", 1)
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
         if ensures:
-            self.post_function(a, {}, "")
+            self.post_function(a, {}, 0)
             pre = self.pre_test(a, {})[0]
-            self.emit(f"def a_{n}_ok(S, me{plist}):", 0)
-            self.emit(f"return {f'({pre}) or ' if pre else ''}a_{n}_post(S, me{plist})", 1)
+            self.open_def(N.action("ok", n), f"S, me{plist}")
+            self.emit(f"return {f'({pre}) or ' if pre else ''}{N.action('post', n)}(S, me{plist})", 1)
             self.emit("", 0)
-        self.can_function(a, {}, "")
+        self.can_function(a, {}, 0)
 
     def _distinct(self, e) -> bool:
         """The collection never holds an item twice (no need to collapse equal choices)."""
@@ -617,6 +694,50 @@ class Lowerer(ActionLowering):
     def _locals_in(self, e) -> set[str]:
         return {self.p.refs[id(n)][1] for n in A.walk(e)
                 if isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"}
+
+
+def _nesting(text: str) -> int:
+    """How deep the brackets of generated Python text nest (string literals,
+    as ``repr`` writes them, skipped)."""
+    depth = top = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "([{":
+            depth += 1
+            top = max(top, depth)
+        elif c in ")]}":
+            depth -= 1
+        elif c in "'\"":
+            i += 1
+            while i < n and text[i] != c:
+                i += 2 if text[i] == "\\" else 1
+        i += 1
+    return top
+
+
+def _free_names(node, bound: frozenset = frozenset()) -> set[str]:
+    """The names an expression reads that it does not bind itself (a
+    comprehension binds its targets; its first iterable is read outside)."""
+    out: set[str] = set()
+    if isinstance(node, ast.Name):
+        if node.id not in bound:
+            out.add(node.id)
+        return out
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        inner = set(bound)
+        for i, g in enumerate(node.generators):
+            out |= _free_names(g.iter, frozenset(bound if i == 0 else inner))
+            inner |= {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            for c in g.ifs:
+                out |= _free_names(c, frozenset(inner))
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for part in parts:
+            out |= _free_names(part, frozenset(inner))
+        return out
+    for child in ast.iter_child_nodes(node):
+        out |= _free_names(child, bound)
+    return out
 
 
 def lower(prog: Program, statics: Optional[dict] = None) -> tuple[str, Layout]:

@@ -7,19 +7,25 @@ test the conditions there. The generated code takes shortcuts:
 * pre-test: the disjuncts that read nothing the effect writes (and call
   nothing) are tried on the state before the effect; when they read no
   choice and cannot fail, once for all choices;
-* a_<action>_post runs the effect without the stores that nothing after
+* apost_<action> runs the effect without the stores that nothing after
   them reads, and reads the slots it sets to a literal as constants;
 * `can` there asks a variant specialised to those constants (numbered:
-  can_<action>_<n>); without a look-ahead, `can` is an existence test;
-* the legal choices are listed by a_<action>_choices; can(a) runs the same
+  can<n>_<action>, see ``names``); without a look-ahead, `can` is an
+  existence test;
+* the legal choices are listed by achoices_<action>; can(a) runs the same
   loops and stops at the first.
 """
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.grammar import ast as A
+
+# Loops one generated function may nest (Python refuses more than 20 blocks);
+# the parser keeps an action's choices within limits.MAX_LOOPS.
+_MAX_BLOCKS = 18
 
 
 class ActionLowering:
@@ -28,38 +34,42 @@ class ActionLowering:
     def can_name(self, action: str, known: dict) -> str:
         """The function deciding `can(action)` on a state where ``known`` holds."""
         if not known:
-            return f"can_{self.ident(action)}"
+            return N.can(action)
         key = (action, frozenset(known.items()))
         if key not in self.variants:
             self.variants[key] = len(self.variants) + 1
             self.pending.append((action, dict(known), self.variants[key]))
-        return f"can_{self.ident(action)}_{self.variants[key]}"
+        return N.can_variant(action, self.variants[key])
 
     def flush_variants(self) -> None:
         while self.pending:
             name, known, i = self.pending.pop(0)
             a = self.p.actions[name][1]
             if not self.frame.ensures_decided(a, self.p.actions[name][0], known):
-                self.post_function(a, known, f"_{i}")
-            self.can_function(a, known, f"_{i}")
+                self.post_function(a, known, i)
+            self.can_function(a, known, i)
 
     def known_text(self, known: dict) -> str:
         return ", ".join(f"{self.layout.names[self.layout.slots[k]]} = {v!r}"
                          for k, v in sorted(known.items()))
 
-    def can_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
-        self.emit(f"def can_{self.ident(a.name)}{suffix}(S, me):", 0)
+    def can_function(self, a: A.ActionDecl, known: dict, variant: int) -> None:
+        """can_<action> (``variant`` 0), or its variant where ``known`` holds."""
+        self.open_def(N.can_variant(a.name, variant) if variant else N.can(a.name), "S, me")
         if known:
-            self.emit(f"# can({a.name}) where {self.known_text(known)}", 1)
+            self.emit(f"# can({N.ident(a.name)}) where {self.known_text(known)}", 1)
         saved, self.known = self.known, known
-        depth = self.ensured_loops(a, known, "return False", suffix, exists=True)
+        depth = self.ensured_loops(a, known, "return False", variant, exists=True)
         self.known = saved
         self.emit("return True", depth)
         if depth > 1:
             self.emit("return False", 1)
         self.emit("", 0)
 
-    def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, suffix: str,
+    def post_name(self, action: str, variant: int) -> str:
+        return N.action_post_variant(action, variant) if variant else N.action("post", action)
+
+    def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, variant: int,
                       exists: bool = False) -> int:
         """The loops over the choices of ``a`` that pass its `when`s and
         `ensures`, on a state where ``known`` holds; returns the depth of their
@@ -70,7 +80,7 @@ class ActionLowering:
         pre, once = self.pre_test(a, known)
         depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [],
                                   exists=exists and self.frame.post_total(a, known))
-        post = f"a_{self.ident(a.name)}_post{suffix}(S, me{''.join(f', l_{self.ident(q.name)}' for q in a.params)})"
+        post = f"{self.post_name(a.name, variant)}(S, me{''.join(f', {N.local(q.name)}' for q in a.params)})"
         test = post if pre is None else f"_pre or {post}" if once else f"({pre}) or {post}"
         self.emit(f"if {test}:", depth)
         return depth + 1
@@ -96,13 +106,13 @@ class ActionLowering:
             for d in cl)
         return " and ".join(f"({c})" for c in parts), once
 
-    def post_function(self, a: A.ActionDecl, known: dict, suffix: str) -> None:
-        """a_<action>_post<suffix>: whether every `ensures` of ``a`` holds after
-        its effect, for one of its choices on a state where ``known`` holds and
-        the pre-test failed."""
+    def post_function(self, a: A.ActionDecl, known: dict, variant: int) -> None:
+        """apost_<action> (or its ``variant``): whether every `ensures` of ``a``
+        holds after its effect, for one of its choices on a state where
+        ``known`` holds and the pre-test failed."""
         phase = self.p.actions[a.name][0]
-        plist = "".join(f", l_{self.ident(q.name)}" for q in a.params)
-        self.emit(f"def a_{self.ident(a.name)}_post{suffix}(S, me{plist}):", 0)
+        plist = "".join(f", {N.local(q.name)}" for q in a.params)
+        self.open_def(self.post_name(a.name, variant), f"S, me{plist}")
         if known:
             self.emit(f"# where {self.known_text(known)}", 1)
         ensures = [g.cond for g in a.guards if g.kind == "ensures"]
@@ -222,7 +232,7 @@ class ActionLowering:
         try:
             for st, kind, slot in plan:
                 if kind == "let":
-                    self.emit(f"l_{self.ident(st.name)} = {self.ex(st.value)}", 1)
+                    self.emit(f"{N.local(st.name)} = {self.ex(st.value)}", 1)
                     continue
                 i = self.layout.slots[slot]
                 v = self.fresh("v")
@@ -303,10 +313,14 @@ class ActionLowering:
             self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
         sources = []
         taken = {q.name for q in a.params}
+        loops = len(a.params)   # the loops of the generated function, for Python's limit
         for i, q in enumerate(a.params):
             fused = self._comprehension_of(q.domain, taken) if any_order else None
+            if fused is not None and loops - 1 + len(fused[0].fors) > _MAX_BLOCKS:
+                fused = None   # as many loops would be too many: iterate the collection
             if fused is not None:   # walked as loops of its own, below
                 taken |= {f.var for f in fused[0].fors}
+                loops += len(fused[0].fors) - 1
                 sources.append(fused)
                 continue
             dom = self.ex(q.domain)
@@ -328,7 +342,7 @@ class ActionLowering:
             if isinstance(sources[i], tuple):
                 depth = self._fused_loops(q.name, *sources[i], depth)
             else:
-                self.emit(f"for l_{self.ident(q.name)} in {sources[i]}:", depth)
+                self.emit(f"for {N.local(q.name)} in {sources[i]}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
                 self.emit(f"if not {self.ex(g.cond)}:", depth)
@@ -365,12 +379,12 @@ class ActionLowering:
                     self.seat_vars.add(f.var)
                 else:
                     self.seat_vars.discard(f.var)
-                self.emit(f"for l_{self.ident(f.var)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+                self.emit(f"for {N.local(f.var)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
                 depth += 1
                 for c in f.conds:
                     self.emit(f"if not {self.ex(c)}:", depth)
                     self.emit("continue", depth + 1)
-            self.emit(f"l_{self.ident(var)} = {self.ex(comp.elem)}", depth)
+            self.emit(f"{N.local(var)} = {self.ex(comp.elem)}", depth)
         finally:
             self.subst, self.seat_vars = saved
         return depth

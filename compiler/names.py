@@ -142,6 +142,23 @@ def stdlib(name: str) -> str:
     return f"f_{ident(name)}"
 
 
+_KIND_OF_TAG = {"c": "const", "k": "const", "d": "def", "init": "state", "can": "action",
+                "endc": "ending", "endw": "ending", "endk": "ending", "prop": "property",
+                "propw": "property", **{"ph" + r: "phase" for r in PHASE_ROLES},
+                **{"a" + r: "action" for r in ACTION_ROLES}}
+
+
+def origin(pyname: str):
+    """(kind of declaration, spec name) of a generated name of a family, else
+    None (the inverse of the families, for error messages)."""
+    tag, sep, name = pyname.partition("_")
+    if not sep or not _IDENT.match(name) or not _TAG.match(tag):
+        return None
+    base = tag.rstrip("0123456789") if tag.rstrip("0123456789") in ("can", "apost") else tag
+    kind = _KIND_OF_TAG.get(base)
+    return (kind, name) if kind else None
+
+
 FIXED = frozenset({"setup", "teams", "score", "S", "me", "X", "DRY", "NP", "PLAYERS", "SEATS",
                    "TEAM_OF"} | {endings_at(t) for t in ("immediately", "after_turn", "after_round")})
 

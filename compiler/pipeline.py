@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from atoll.compiler import runtime, stdlib
+from atoll.compiler import limits, runtime, stdlib
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker, check_types
+from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
 from atoll.compiler.symbols import Program, collect
@@ -44,9 +46,55 @@ class Compiled:
         """The compiled module, general or for one game (see ``lower``)."""
         key = None if statics is None else tuple(sorted(statics.items(), key=repr))
         if key not in self._code:
-            source = self.source if statics is None else lower(self.program, statics)[0]
-            self._code[key] = (source, compile(source, f"<atoll:{self.program.file}>", "exec"))
+            prog = self.program
+            source = self.source if statics is None else _lowered(prog, statics)[0]
+            self._code[key] = (source, _compile(source, prog))
         return self._code[key]
+
+
+def _too_complex(prog: Program, what: str, span=None) -> SpecError:
+    span = span or (prog.game.span if prog.game else A.Span(prog.file, 1, 1, 1, 2))
+    return SpecError([Diagnostic(
+        "A0005", f"the spec is too complex for the compiler ({what})", span,
+        "split the rule that is too big or too deeply nested into smaller ones "
+        "(`let`, a `def`, a `const`); the limits are in docs/language.md")], prog.sources)
+
+
+def _lowered(prog: Program, statics: Optional[dict] = None):
+    try:
+        return lower(prog, statics)
+    except RecursionError:
+        raise _too_complex(prog, "Python's recursion limit was reached while generating its code") from None
+
+
+def _compile(source: str, prog: Program):
+    """Compile a generated module. The lowering keeps within Python's limits;
+    should one still be reached, it is a diagnostic at the declaration whose
+    function Python refused."""
+    try:
+        return compile(source, f"<atoll:{prog.file!r}>", "exec")
+    except (SyntaxError, RecursionError, MemoryError) as e:
+        if isinstance(e, SyntaxError) and not isinstance(e, IndentationError) and not any(
+                w in str(e.msg) for w in ("too many", "too deep", "too complex", "Exceeds the limit")):
+            raise   # pragma: no cover - a bug of the lowering, not a limit
+        line = getattr(e, "lineno", None) or 0
+        span = None
+        for text in reversed(source.splitlines()[:line]):
+            if text.startswith("def "):
+                span = _origin_span(prog, text[4:].split("(", 1)[0])
+                break
+        raise _too_complex(prog, f"Python refused the generated code: {type(e).__name__}", span) from None
+
+
+def _origin_span(prog: Program, pyname: str):
+    """The declaration a generated function comes from (see ``names.origin``)."""
+    kind, name = N.origin(pyname) or (None, None)
+    table = {"const": prog.consts, "def": prog.defs, "state": prog.state, "phase": prog.phases,
+             "ending": prog.endings, "property": prog.properties}
+    if kind == "action" and name in prog.actions:
+        return prog.actions[name][1].span
+    decl = table.get(kind, {}).get(name)
+    return decl.span if decl is not None else None
 
 
 def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
@@ -134,7 +182,7 @@ def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter
     for d in prog.data.values():
         path = Path(d.span.file).parent / d.path   # relative to the file that declares it
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(path.read_text(encoding="utf-8"))   # (RecursionError: nested too deep)
             if d.key is not None:
                 if not isinstance(raw, dict) or d.key not in raw:
                     raise ValueError(f"it has no top-level key {d.key!r}")
@@ -145,6 +193,9 @@ def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter
                     "data paths are relative to the spec file")
         except (ValueError, KeyError, TypeError) as e:
             rep.add("A0301", f"data file {d.path} does not match `{d.name}: {d.type}`: {e}", d.span)
+        except RecursionError:
+            rep.add("A0301", f"data file {d.path} is nested too deeply to read", d.span,
+                    "a data file's lists and objects nest as deep as its declared type")
     return out
 
 
@@ -159,18 +210,23 @@ def compile_spec(path) -> Compiled:
     prog = collect(items, str(path), sources, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)
-    check_types(prog, rep)
-    if rep.errors:
-        raise SpecError(rep.items, sources)
-    check_flow(prog, rep)
+    try:
+        check_types(prog, rep)
+        if rep.errors:
+            raise SpecError(rep.items, sources)
+        check_flow(prog, rep)
+    except RecursionError:   # the parser's limits should make this impossible
+        raise _too_complex(prog, "Python's recursion limit was reached while checking it") from None
     if rep.errors:
         raise SpecError(rep.items, sources)
     checker = Checker(prog, Reporter())
     data = _load_data(prog, codec_of(prog, checker), checker, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)
-    source, layout = lower(prog)
-    return Compiled(prog, source, layout, data, list(rep.items))
+    source, layout = _lowered(prog)
+    comp = Compiled(prog, source, layout, data, list(rep.items))
+    comp.code()   # compiled now: a limit of Python is reported with the spec's other problems
+    return comp
 
 
 def codec_of(prog: Program, checker: Checker) -> ValueCodec:
@@ -188,6 +244,8 @@ def _option_value(o: A.OptionDecl, t, raw, prog: Program):
         raise ValueError("expected true or false")
     if t == T.INT:
         if isinstance(raw, int) and not isinstance(raw, bool):
+            if too_large(raw):
+                raise ValueError(f"a number has at most {limits.MAX_INT_DIGITS} digits")
             return raw
         if isinstance(raw, str):
             try:
@@ -230,9 +288,10 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
 
     ns = {"__builtins__": SAFE_BUILTINS}
     for name, (fn, _, _) in stdlib.FUNCTIONS.items():
-        ns[f"f_{name}"] = fn
-    ns.update(f_set_in=_set_in, f_div=_div, f_mod=_mod, f_bag=stdlib._bag, f_bag_minus=_bag_minus,
-              f_at=stdlib.at, f_unique=stdlib.unique, f_no_case=stdlib.no_case)
+        ns[N.stdlib(name)] = fn
+    ns.update({N.stdlib(k): v for k, v in dict(
+        set_in=_set_in, div=_div, mod=_mod, bag=stdlib._bag, bag_minus=_bag_minus, at=stdlib.at,
+        unique=stdlib.unique, no_case=stdlib.no_case).items()})
     checker_types = {o.name: checker.resolve(o.type) for o in prog.options.values()}
 
     def runtime_value(name, v):   # enum members run as their index
@@ -251,62 +310,87 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     for o in prog.options.values():
         if o.name in chosen:
             values[o.name] = chosen[o.name]
-    try:
-        for name, v in comp.data.items():
-            ns[f"k_{name}"] = v
+    for name, v in comp.data.items():
+        ns[N.value(name)] = v
+    with Budget():   # every step below costs; past the budget: A0305
         for o in prog.options.values():
             if o.name not in values:
-                values[o.name] = display_value(o.name, _eval_static(o.default, prog, comp, ns))
-            ns[f"k_{o.name}"] = runtime_value(o.name, values[o.name])
+                values[o.name] = display_value(o.name, _evaluate(
+                    lambda: _eval_static(o.default, prog, comp, ns), f"option `{o.name}`", o.span, sources))
+            ns[N.value(o.name)] = runtime_value(o.name, values[o.name])
         _eval_consts(prog, ns, sources)
         for i, r in enumerate(prog.requires):
-            if not ns[f"req_{i}"]():
+            if not _evaluate(ns[N.require_fn(i)], "a requirement", r.span, sources):
                 raise SpecError([Diagnostic("A0303", r.notes.summary or "a requirement of the game is not met",
                                             r.span, f"this needs: {_src(sources, r.cond.span)}")], sources)
-        teams = tuple(tuple(t) for t in ns["teams"]())
-        ns["TEAM_OF"] = {p: t for t in teams for p in t}
-        for p in range(players):
-            ns["TEAM_OF"].setdefault(p, (p,))
-    except SpecError:
-        raise
-    except Exception as e:
-        raise SpecError([Diagnostic("A0304", f"evaluating the constants failed: {type(e).__name__}: {e}",
-                                    None)], sources) from None
+        teams = _evaluate(lambda: tuple(tuple(t) for t in ns["teams"]()), "the teams",
+                          prog.teams.span if prog.teams else prog.game.span, sources)
+    ns["TEAM_OF"] = {p: t for t in teams for p in t}
+    for p in range(players):
+        ns["TEAM_OF"].setdefault(p, (p,))
     # The rules again, with this game's options, constants and player count
     # folded in (the values already computed stay in the namespace).
-    statics = {("option", o.name): ns[f"k_{o.name}"] for o in prog.options.values()}
-    statics.update({("const", k.name): ns[f"k_{k.name}"] for k in prog.consts.values()
-                    if type(ns[f"k_{k.name}"]) in (int, bool, str)})
+    statics = {("option", o.name): ns[N.value(o.name)] for o in prog.options.values()}
+    statics.update({("const", k.name): ns[N.value(k.name)] for k in prog.consts.values()
+                    if type(ns[N.value(k.name)]) in (int, bool, str)})
     statics[("builtin", "player_count")] = players
     source, code = comp.code(statics)
     exec(code, ns)
     return _build_game(comp, ns, players, values, teams, checker, source)
 
 
+def _evaluate(fn, what: str, span, sources):
+    """``fn()``, with a failure as a diagnostic at ``span`` (A0304, or A0305
+    when the budget ran out)."""
+    try:
+        value = fn()
+    except SpecError:
+        raise
+    except OverBudget as e:
+        raise SpecError([Diagnostic("A0305", f"evaluating {what} is over the budget: {e}", span)],
+                        sources) from None
+    except RecursionError:
+        raise SpecError([Diagnostic("A0304", f"evaluating {what} recursed too deeply", span,
+                                    "a function that calls itself needs a case that stops")],
+                        sources) from None
+    except Exception as e:
+        raise SpecError([Diagnostic("A0304", f"evaluating {what} failed: {_describe(e)}", span)],
+                        sources) from None
+    if too_large(value):
+        raise SpecError([Diagnostic("A0305", f"{what} holds a number of more than "
+                                    f"{limits.MAX_INT_DIGITS} digits", span)], sources)
+    return value
+
+
+def _describe(e: Exception) -> str:
+    """An exception as a short text (its message may hold any value)."""
+    try:
+        text = str(e)
+    except Exception:   # e.g. a number too long to print
+        text = ""
+    text = text if len(text) <= 200 else text[:200] + "..."
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def _eval_consts(prog: Program, ns: dict, sources) -> None:
-    """Evaluate the constants, each after those it reads (in any order of declaration)."""
-    pending = list(prog.consts.values())
-    while pending:
-        progress, later, last_error = False, [], None
-        for k in pending:
-            try:
-                ns[f"k_{k.name}"] = ns[f"c_{k.name}"]()
-                progress = True
-            except NameError as e:   # reads a constant not evaluated yet
-                later.append(k)
-                last_error = (k, e)
-        if not progress:
-            k, e = last_error
-            raise SpecError([Diagnostic("A0304", f"constant `{k.name}` cannot be evaluated: {e}",
-                                        k.span, "constants may not depend on each other in a cycle")],
-                            sources)
-        pending = later
+    """Evaluate the constants, each after those it reads (in any order of
+    declaration): in an order found from their references, each once."""
+    order, cycle = const_order(prog)
+    if cycle:
+        k = prog.consts[cycle[0]]
+        raise SpecError([Diagnostic(
+            "A0304", f"constant `{k.name}` cannot be evaluated: it depends on itself in a cycle ("
+            + " -> ".join(f"`{c}`" for c in cycle) + ")", k.span,
+            "constants may not depend on each other in a cycle")], sources)
+    for name in order:
+        k = prog.consts[name]
+        ns[N.value(name)] = _evaluate(ns[N.const_fn(name)], f"constant `{name}`", k.span, sources)
 
 
 def _eval_static(expr, prog, comp, ns):
     """Evaluate an option's default (a literal or enum member)."""
     from atoll.compiler.lower import Lowerer
-    src = Lowerer(prog).ex(expr)
+    src = Lowerer(prog).ex(expr)   # a literal or a member (checked)
     return eval(compile(src, "<option default>", "eval"), ns)
 
 

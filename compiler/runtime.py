@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.values import BadValue, ValueCodec, pack
 
@@ -354,20 +355,21 @@ class Game:
         self.team_of = {p: t for t in teams for p in t}
         self.info = program_info
         self.source = source                  # the generated Python module
-        self._fn = {a.index: (ns[f"a_{a.name}_gen"], ns[f"a_{a.name}_why"],
-                              ns[f"a_{a.name}_effect"], ns[f"a_{a.name}_ensures"]) for a in actions}
+        self._fn = {a.index: (ns[N.action("gen", a.name)], ns[N.action("why", a.name)],
+                              ns[N.action("effect", a.name)], ns[N.action("ensures", a.name)])
+                    for a in actions}
         # whether a choice leaves every `ensures` true (None: the action has none)
-        self._ok = {a.index: ns.get(f"a_{a.name}_ok") for a in actions}
-        self._choices = {a.index: ns[f"a_{a.name}_choices"] for a in actions}   # the legal ones
-        self._phase_fn = {name: (ns[f"ph_{name}_enter"], ns.get(f"ph_{name}_auto"),
-                                 ns[f"ph_{name}_done"], ns[f"ph_{name}_repeat"])
+        self._ok = {a.index: ns.get(N.action("ok", a.name)) for a in actions}
+        self._choices = {a.index: ns[N.action("choices", a.name)] for a in actions}   # the legal ones
+        self._phase_fn = {name: (ns[N.phase("enter", name)], ns.get(N.phase("auto", name)),
+                                 ns[N.phase("done", name)], ns[N.phase("repeat", name)])
                           for name in phases}
         ns["DRY"] = _DryRun()
         # Bound once, for the hot paths: what each step is called in an error
         # message, and the endings by their timing.
         self._any_sim = any(stage[2] == "simultaneous" for rd in rounds for stage in rd)
-        self._round_fn = [ns[f"round_{i}"] for i in range(len(rounds))]
-        self._stage_fn = [[ns[f"stage_{i}_{j}"] for j in range(len(rd))] for i, rd in enumerate(rounds)]
+        self._round_fn = [ns[N.round_fn(i)] for i in range(len(rounds))]
+        self._stage_fn = [[ns[N.stage_fn(i, j)] for j in range(len(rd))] for i, rd in enumerate(rounds)]
         self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
                                     f"the end condition of phase `{name}`") for name in phases}
         self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
@@ -380,10 +382,10 @@ class Game:
         self._ends: dict[str, list] = {}
         for en in endings:
             self._ends.setdefault(en.time, []).append(
-                (en, f"ending `{en.name}`", ns[f"endc_{en.name}"], ns.get(f"endw_{en.name}"),
-                 ns.get(f"endk_{en.name}")))
+                (en, f"ending `{en.name}`", ns[N.ending_cond(en.name)], ns.get(N.ending_winners(en.name)),
+                 ns.get(N.ending_rank(en.name))))
         # per timing: the test of all its conditions at once, and its endings
-        self._end_test = {time: (ns[f"endings_{time}"], ends) for time, ends in self._ends.items()}
+        self._end_test = {time: (ns[N.endings_at(time)], ends) for time, ends in self._ends.items()}
 
     def __repr__(self) -> str:
         return f"<Game {self.title} players={self.num_players} options={self.options}>"
@@ -399,8 +401,8 @@ class Game:
         st = State(self)
         st.chance_mode = chance
         st.rng = [int(seed) & _MASK, 0]
-        st.S = [0] + [self.ns[f"init_{name}"]() if scope == "global" else
-                      tuple(self.ns[f"init_{name}"]() for _ in range(self.num_players))
+        st.S = [0] + [self.ns[N.init(name)]() if scope == "global" else
+                      tuple(self.ns[N.init(name)]() for _ in range(self.num_players))
                       for name, scope in self.info["state_vars"]] + \
                [None] * self.info["phase_slots"]
         self._transact(st, None, [] if chance == "explicit" else None)

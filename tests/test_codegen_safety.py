@@ -63,6 +63,10 @@ def render(parts: list, sentinel: str, allow_nul: bool = True) -> str:
     return out if allow_nul else out.replace("\x00", "")
 
 
+def _lines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def atoll_string(text: str) -> str:
     """``text`` as an Atoll string literal (escapes: \\", \\\\ and \\n)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -153,9 +157,10 @@ def _hostile_case(parts_name, parts_text, parts_data, parts_base):
         tmp = Path(tmp)
         sentinel = tmp / SENTINEL
         name = render(parts_name, SENTINEL)
-        text = render(parts_text, SENTINEL)
+        # a spec file is read with universal newlines: a string in it cannot hold a bare \r
+        text = _lines(render(parts_text, SENTINEL))
         data = [render(parts_data, SENTINEL), "plain"]
-        base_name = file_name(render(parts_base, SENTINEL))
+        base_name = file_name(_lines(render(parts_base, SENTINEL)))
         (tmp / "words.json").write_text(json.dumps(data), encoding="utf-8")
         path = tmp / file_name(name)
         path.write_text(spec_text(text), encoding="utf-8")

@@ -10,6 +10,7 @@ import random
 import pytest
 
 import atoll
+from atoll.compiler import names as N
 from atoll.compiler import pipeline, runtime
 from helpers import MASTERISLANDS, ROOT
 
@@ -38,9 +39,9 @@ class Plain:
         return can
 
     def __enter__(self):
-        self.saved = {f"can_{a.name}": self.ns[f"can_{a.name}"] for a in self.game.actions}
+        self.saved = {N.can(a.name): self.ns[N.can(a.name)] for a in self.game.actions}
         for a in self.game.actions:
-            self.ns[f"can_{a.name}"] = self.can(a)
+            self.ns[N.can(a.name)] = self.can(a)
         return self
 
     def __exit__(self, *exc):
@@ -122,7 +123,7 @@ def test_a_store_that_can_fail_is_kept_and_a_dead_one_dropped(tmp_path):
     path = tmp_path / "failing.atoll"
     path.write_text(FAILING)
     comp = atoll.compile_spec(path)
-    ok_src = comp.source.split("def a_peek_post")[1].split("\ndef ")[0]
+    ok_src = comp.source.split(f"def {N.action('post', 'peek')}")[1].split("\ndef ")[0]
     got, flag = comp.layout.slots[("state", "got")], comp.layout.slots[("state", "flag")]
     # `flag = true` is read by the `ensures` as the constant it leaves; `got = table[k]`
     # is read by nothing, but fails for k = 2, as the effect would.

@@ -37,7 +37,7 @@ state { flag: bool = false  x: int = 0 }
 flow { round { turns in seats: p } }
 phase p {
   action a() when not flag ensures can(b) { flag = true }
-  action b() when flag and x > 100 { x = x + 1 }
+  action b() when flag and x >= 0 { x = x + 1 }
   action b_1() when false { x = x + 1 }
   action c() when can(b_1) { x = x + 50 }
   action d() when flag { x = x + 1  end phase }

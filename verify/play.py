@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, Phase, find, settings, target
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from atoll.compiler import names as N
 from atoll.compiler.runtime import IllegalAction, ModelError
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
@@ -41,7 +42,7 @@ class PlayCheck:
         self.game = game
         self.pr = pr
         self.max_steps = max_steps
-        self.fn = game.ns.get(f"prop_{pr.name}")
+        self.fn = game.ns.get(N.prop(pr.name))
         self.longest = 0
         self.bound = None
 

@@ -6,6 +6,7 @@ import itertools
 import time
 from typing import Iterable, Optional
 
+from atoll.compiler import names as N
 from atoll.compiler import pipeline
 from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter, SpecError
@@ -49,7 +50,7 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
     outcome = check_measure(prog, game, pr, timeout_ms)
     if outcome[0] == "proved":
         start = game.new_initial_state(seed=seed)
-        m0 = game.ns[f"prop_{pr.name}"](start.S)
+        m0 = game.ns[N.prop(pr.name)](start.S)
         if m0 >= 0:
             return "z3 abstraction", V.PROVED, {
                 **outcome[1], "bound": f"the measure starts at {m0} and every action lowers it: "
@@ -71,7 +72,7 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
 def applies(comp, game, pr) -> bool:
     if pr.when is None:
         return True
-    return bool(game.ns[f"propw_{pr.name}"]())
+    return bool(game.ns[N.prop_when(pr.name)]())
 
 
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,

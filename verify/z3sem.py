@@ -27,6 +27,7 @@ from typing import Optional
 
 import z3
 
+from atoll.compiler import names as N
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
 from atoll.compiler.symbols import Program
@@ -332,7 +333,7 @@ class Z3Eval:
         if kind in ("const", "option", "data"):
             if self.game is None:
                 raise Unsupported("constants need a player count and options")
-            return self.lift(self.t(e), self.game.ns[f"k_{ref[1]}"])
+            return self.lift(self.t(e), self.game.ns[N.value(ref[1])])
         if kind == "builtin":
             if self.game is None:
                 raise Unsupported("the players need a player count")

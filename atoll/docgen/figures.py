@@ -20,6 +20,7 @@ import json
 import random
 from typing import Optional
 
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.planarity import faces
 from atoll.docgen import svg as pictures
@@ -289,8 +290,8 @@ def _values(doc) -> list[tuple[str, str, object, object]]:
         out.append(("data", d.name, t, game.codec.to_json(t, doc.comp.data[d.name]), d))
     for k in doc.prog.consts.values():
         t = doc.resolve(k.type)
-        if f"k_{k.name}" in game.ns:
-            out.append(("const", k.name, t, game.codec.to_json(t, game.ns[f"k_{k.name}"]), k))
+        if N.value(k.name) in game.ns:
+            out.append(("const", k.name, t, game.codec.to_json(t, game.ns[N.value(k.name)]), k))
     return out
 
 

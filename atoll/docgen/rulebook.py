@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from atoll.compiler import names as N
 from atoll.compiler import pipeline
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker
@@ -405,7 +406,7 @@ def constant_values(doc: SpecDoc, k: A.ConstDecl) -> list[tuple[dict, str]]:
     rows = []
     for n, opts in configs:
         g = doc.game(n, opts)
-        rows.append(({"players": n, **opts}, g.codec.text(t, g.ns[f"k_{k.name}"])))
+        rows.append(({"players": n, **opts}, g.codec.text(t, g.ns[N.value(k.name)])))
     axes = list(rows[0][0]) if rows else []
     for a in list(axes):   # drop every axis the value does not depend on
         rest = [x for x in axes if x != a]
