@@ -108,9 +108,9 @@ class Budget:
     """Counts the steps of the Python code run inside ``with Budget(): ...``
     (a trace function; the one active before is put back after)."""
 
-    def __init__(self, steps: int = limits.EVAL_STEPS):
-        self.steps = steps
-        self.left = steps
+    def __init__(self, steps: Optional[int] = None):
+        self.steps = limits.EVAL_STEPS if steps is None else steps
+        self.left = self.steps
 
     def __enter__(self) -> "Budget":
         self._old = sys.gettrace()

@@ -27,6 +27,8 @@ variables. ``me`` is the player whose turn it is; ``X`` is the transaction
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -39,10 +41,15 @@ from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
 
 _id = N.ident
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 # Brackets an expression's text may nest before it is moved into a helper
 # function (Python refuses 200; its compiler recurses on the rest).
 HOIST_DEPTH = 40
+# The Python of the spec's aggregates and operators (the only words of the
+# spec written into the module as they are; looked up, not copied).
+_AGGREGATE = {"min": "min", "max": "max", "all": "all", "any": "any"}
+_OPERATOR = {o: o for o in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*")}
 # A def is inlined only when the defs it would inline in turn go at most
 # this deep (the lowering recurses through inlined bodies).
 MAX_INLINE = 6
@@ -59,11 +66,11 @@ class Layout:
         slots, names = {}, ["current_round"]
         for v in prog.state.values():
             slots[("state", v.name)] = len(names)
-            names.append(v.name)
+            names.append(_id(v.name))
         for ph in prog.phases.values():
             for v in ph.vars:
                 slots[("phase", ph.name, v.name)] = len(names)
-                names.append(f"{ph.name}.{v.name}")
+                names.append(f"{_id(ph.name)}.{_id(v.name)}")
         return cls(slots, names)
 
 
@@ -189,8 +196,8 @@ class Lowerer(ActionLowering):
             if e.func == "count":
                 return f"len([1 {self.fors(e.fors, order_matters=False)}])"
             if e.func in ("min", "max"):
-                return f"{e.func}([{gen}], default=0)"
-            return f"{e.func}({gen})"
+                return f"{_AGGREGATE[e.func]}([{gen}], default=0)"
+            return f"{_AGGREGATE[e.func]}({gen})"
         if isinstance(e, A.ListLit):
             return "(" + "".join(self.ex(i) + ", " for i in e.items) + ")"
         if isinstance(e, A.SetLit):
@@ -314,7 +321,7 @@ class Lowerer(ActionLowering):
             if lt[0] == "bag":
                 return f"f_bag({a} + {b})" if op == "+" else f"f_bag_minus({a}, {b})"
             return f"({a} + {b})"
-        return f"({a} {op} {b})"
+        return f"({a} {_OPERATOR[op]} {b})"
 
     def call(self, e: A.Call) -> str:
         ref = self.p.refs.get(id(e), ("?",))
@@ -696,9 +703,15 @@ class Lowerer(ActionLowering):
                 if isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"}
 
 
+_BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
 def _nesting(text: str) -> int:
     """How deep the brackets of generated Python text nest (string literals,
     as ``repr`` writes them, skipped)."""
+    if "'" not in text and '"' not in text:   # the common case: brackets only
+        steps = [_BRACKET_STEP[c] for c in _BRACKETS.findall(text)]
+        return max(itertools.accumulate(steps), default=0)
     depth = top = 0
     i, n = 0, len(text)
     while i < n:

@@ -12,6 +12,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Callable, Optional
 
+from atoll.compiler import limits
 from atoll.compiler import types as T
 from atoll.compiler.planarity import planar as _planar
 
@@ -191,6 +192,7 @@ def _connected(adj):
 
 
 def _seats_from(first, n):
+    _items(n)
     return tuple((first + i) % n for i in range(n)) if n > 0 else ()
 
 
@@ -273,11 +275,19 @@ def _max2(a, b):
     return a if a >= b else b
 
 
+def _items(n: int) -> None:
+    """A collection of ``n`` items may be built (see limits.MAX_ITEMS)."""
+    if n > limits.MAX_ITEMS:
+        raise EvalError(f"a list of {n} items is too long (at most {limits.MAX_ITEMS:,})")
+
+
 def _range(n):
+    _items(n)
     return tuple(range(n))
 
 
 def _between(lo, hi):
+    _items(hi - lo + 1)
     return tuple(range(lo, hi + 1))
 
 

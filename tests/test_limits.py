@@ -62,7 +62,7 @@ def test_brackets_around_a_sum_cost_nothing(tmp_path):
     assert (game.ns["k_c"], game.ns["k_d"]) == (200, 7)
 
 
-@pytest.mark.parametrize("n", [250, 3000])
+@pytest.mark.parametrize("n", [250, 1000])
 def test_a_long_sum_works(tmp_path, n):
     text = BASE.replace("x = x + 1", "x = x + " + " + ".join(["1"] * n) + " - " + str(n - 1))
     text += "const c: int = " + " + ".join(str(i) for i in range(n)) + "\n"
@@ -98,6 +98,25 @@ def test_moderate_nesting_works(tmp_path):
     assert play(game).S[1] == 2
 
 
+def test_a_deep_expression_sees_the_variables_in_scope(tmp_path):
+    """An expression nested deeper than Python's parser allows (in the
+    generated text) still reads the choice, the loop variables and the state."""
+    d = 70
+    deep = "(v - " * d + "k" + ")" * d          # = k when d is even, v - k when odd
+    text = BASE.replace("action go()", "action go(k: int in [1, 2])")
+    text = text.replace("x = x + 1", f"x = x + sum({deep} + w for v in [5, 7] for w in [x])")
+    text += "def h(v: int, k: int): int = " + deep + "\n"
+    text += "const c: int = h(9, 4) + size([" + "[" * 60 + "1" + "]" * 60 + "])\n"
+    path = write(tmp_path, text)
+    comp = atoll.compile_spec(path)
+    assert "def _h" in comp.source   # hoisted: the test is about that path
+    game = pipeline.instantiate(comp, 2)
+    assert game.ns["k_c"] == 4 + 1
+    state = game.new_initial_state(0)
+    state.apply_action(next(a for a in state.legal_actions() if a.params == (2,)))
+    assert state.S[1] == 2 + 2   # k + x(0), for v = 5 and v = 7
+
+
 def test_deep_inlining_of_defs_is_not_a_crash(tmp_path):
     """A chain of defs that each call the next (the lowering inlines some)."""
     n = 300
@@ -113,7 +132,7 @@ def test_deep_inlining_of_defs_is_not_a_crash(tmp_path):
 # ---------------------------------------------------------------- past a limit: a diagnostic
 
 def test_very_deep_nesting_is_a_diagnostic_not_a_recursion_error(tmp_path):
-    for depth in (limits.MAX_NESTING + 5, 2_000, 100_000):
+    for depth in (limits.MAX_NESTING + 5, 3_000):
         text = BASE + "const c: int = " + "(1 - " * depth + "0" + ")" * depth + "\n"
         assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0005"]
         lists = BASE + "const c: list[int] = " + "[" * depth + "1" + "]" * depth + "\n"
@@ -204,8 +223,11 @@ def test_a_constant_that_never_ends_runs_out_of_budget(tmp_path):
     t = time.perf_counter()
     assert codes(lambda: atoll.load(path, players=2)) == ["A0305"]
     assert time.perf_counter() - t < 30
+    # one step of Python that would build 10^12 items: a standard function refuses it
     huge = BASE + "const c: int = size(range(1000000000000))\n"
-    assert codes(lambda: atoll.load(write(tmp_path, huge), players=2)) in (["A0305"], ["A0304"])
+    with pytest.raises(atoll.SpecError, match="too long") as info:
+        atoll.load(write(tmp_path, huge), players=2)
+    assert [d.code for d in info.value.diagnostics] == ["A0304"]
 
 
 def test_the_budget_leaves_an_outer_tracer_in_place(tmp_path):
