@@ -1,7 +1,8 @@
 """The `atoll` command line: check, verify, play, simulate, docs, lower, explain.
 
 Exit codes: 0 success; 1 the spec has errors (or a simulation hit a model
-error or a deadlock); 2 bad usage (unknown option, bad player count...).
+error or a deadlock); 2 bad usage (unknown option, bad player count...); 3
+an internal error, a bug (``atoll --debug ...`` prints its traceback).
 """
 from __future__ import annotations
 

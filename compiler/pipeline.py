@@ -388,10 +388,15 @@ def _eval_consts(prog: Program, ns: dict, sources) -> None:
 
 
 def _eval_static(expr, prog, comp, ns):
-    """Evaluate an option's default (a literal or enum member)."""
+    """Evaluate an option's default (an expression of constants), in a copy of
+    the namespace (with its own hoisted helpers, if any)."""
     from atoll.compiler.lower import Lowerer
-    src = Lowerer(prog).ex(expr)   # a literal or a member (checked)
-    return eval(compile(src, "<option default>", "eval"), ns)
+    lw = Lowerer(prog)
+    src = lw.ex(expr)
+    scope = dict(ns)
+    if lw.helpers:
+        exec(_compile("\n".join(lw.helpers) + "\n", prog), scope)
+    return eval(compile(src, "<option default>", "eval"), scope)
 
 
 def _src(sources, span) -> str:

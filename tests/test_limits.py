@@ -305,3 +305,11 @@ def test_debug_prints_the_traceback_of_an_internal_error(tmp_path, monkeypatch, 
     assert main(["--debug", "check", str(path)]) == 3
     err = capsys.readouterr().err
     assert "internal error" in err and "Traceback" in err and "ZeroDivisionError" in err
+
+
+def test_a_deep_option_default_is_evaluated(tmp_path):
+    d = 80
+    text = BASE + "option n: int = " + "(1 - " * d + "3" + ")" * d + "\nconst c: int = n\n"
+    text += "def h(v: int): int = " + "(v - " * 60 + "1" + ")" * 60 + "\nconst e: int = h(n)\n"
+    game = atoll.load(write(tmp_path, text), players=2)
+    assert game.options["n"] == 3 and game.ns["k_c"] == 3 and game.ns["k_e"] == 1
