@@ -313,3 +313,12 @@ def test_a_deep_option_default_is_evaluated(tmp_path):
     text += "def h(v: int): int = " + "(v - " * 60 + "1" + ")" * 60 + "\nconst e: int = h(n)\n"
     game = atoll.load(write(tmp_path, text), players=2)
     assert game.options["n"] == 3 and game.ns["k_c"] == 3 and game.ns["k_e"] == 1
+
+
+def test_the_depth_of_generated_text_skips_string_literals():
+    import ast
+    from atoll.compiler.lower_limits import _free_names, _nesting
+    assert _nesting("f((1, 2), [x for x in (y)])") == 3
+    assert _nesting("('((((', [1], \"]]\", '\\\\'')") == 2
+    tree = ast.parse("[l_a + l_b for l_a in S[l_c] for l_b in l_a if me] + [l_a]", mode="eval").body
+    assert _free_names(tree) == {"S", "l_c", "me", "l_a"}
