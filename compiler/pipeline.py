@@ -269,7 +269,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     errors = []
     if not isinstance(players, int) or not lo <= players <= hi:
         errors.append(Diagnostic("A0302", f"{prog.title} is played by {lo} to {hi} players, "
-                                 f"not {players!r}", None,
+                                 f"not {_quote(players)}", None,
                                  f"give a whole number between {lo} and {hi} (--players on the command line)"))
     chosen = {}
     for name, raw in (options or {}).items():
@@ -282,7 +282,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
         try:
             chosen[name] = _option_value(o, checker.resolve(o.type), raw, prog)
         except ValueError as e:
-            errors.append(Diagnostic("A0302", f"option `{name}`: {raw!r} is not valid: {e}", o.span))
+            errors.append(Diagnostic("A0302", f"option `{name}`: {_quote(raw)} is not valid: {e}", o.span))
     if errors:
         raise SpecError(errors, sources)
 
@@ -360,6 +360,17 @@ def _evaluate(fn, what: str, span, sources):
         raise SpecError([Diagnostic("A0305", f"{what} holds a number of more than "
                                     f"{limits.MAX_INT_DIGITS} digits", span)], sources)
     return value
+
+
+def _quote(value) -> str:
+    """A value given from outside, as a short text for a message."""
+    if type(value) is int and value.bit_length() > limits.MAX_INT_BITS:
+        return f"a number of about {int(value.bit_length() * 0.30103)} digits"
+    try:
+        text = repr(value)
+    except Exception:   # pragma: no cover - a value that cannot be printed
+        text = type(value).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _describe(e: Exception) -> str:

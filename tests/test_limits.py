@@ -189,6 +189,16 @@ def test_a_constant_past_the_integer_limit_is_a_diagnostic(tmp_path):
     assert time.perf_counter() - t < 5
 
 
+def test_an_option_past_the_integer_limit_is_refused(tmp_path):
+    path = write(tmp_path, BASE + "option n: int = 1\nconst c: int = n * 2\n")
+    with pytest.raises(atoll.SpecError) as info:
+        atoll.load(path, players=2, options={"n": 10 ** 5000})
+    assert [d.code for d in info.value.diagnostics] == ["A0302"]
+    assert atoll.load(path, players=2, options={"n": 10 ** 4000}).ns["k_c"] == 2 * 10 ** 4000
+    with pytest.raises(atoll.SpecError, match="digits"):
+        atoll.load(path, players=10 ** 5000)
+
+
 def test_an_absurd_player_range_is_a_diagnostic(tmp_path):
     text = BASE.replace("players: 2..2", "players: 2..99999999999999999999")
     assert codes(lambda: atoll.compile_spec(write(tmp_path, text))) == ["A0108"]
