@@ -133,7 +133,8 @@ def within_limits(tree: Tree, file: str, reporter: Reporter) -> bool:
             reporter.add("A0005", f"this is nested more than {limits.MAX_NESTING} levels deep",
                          span_of(file, node.meta),
                          f"the limit on nesting (brackets, calls, operators, blocks inside one "
-                         f"another) is {limits.MAX_NESTING}: name a part with `let`, a `def` or a `const`")
+                         f"another) is {limits.MAX_NESTING}: name a part with `let`, a `def` or a "
+                         "`const`, or join conditions with `and`")
             deep_reported, ok = True, False
             continue
         if loops > limits.MAX_LOOPS and not loops_reported:
