@@ -332,3 +332,19 @@ def test_the_depth_of_generated_text_skips_string_literals():
     assert _nesting("('((((', [1], \"]]\", '\\\\'')") == 2
     tree = ast.parse("[l_a + l_b for l_a in S[l_c] for l_b in l_a if me] + [l_a]", mode="eval").body
     assert _free_names(tree) == {"S", "l_c", "me", "l_a"}
+
+
+def test_should_python_refuse_the_generated_code_it_is_a_diagnostic(tmp_path, monkeypatch):
+    """The last line of defence: with hoisting switched off and the nesting
+    limit raised, Python's parser refuses the module; the refusal is A0005 at
+    the declaration whose function it refused."""
+    from atoll.compiler import lower_limits
+    monkeypatch.setattr(lower_limits, "HOIST_DEPTH", 10 ** 6)
+    monkeypatch.setattr(limits, "MAX_NESTING", 400)
+    d = 220
+    text = BASE + "\n\nconst deep: int = " + "(1 - " * d + "0" + ")" * d + "\n"
+    with pytest.raises(atoll.SpecError) as info:
+        atoll.compile_spec(write(tmp_path, text))
+    (diag,) = info.value.diagnostics
+    assert diag.code == "A0005" and "Python refused" in diag.message
+    assert diag.span.line == text.splitlines().index(text.splitlines()[-1]) + 1
