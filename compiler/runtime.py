@@ -301,6 +301,9 @@ class State:
     def sample_chance(self) -> Action:
         """Pick the outcome of the pending chance event from the state's seeded stream."""
         outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise ValueError("no chance event is pending: sample_chance() is for chance nodes "
+                             "(is_chance_node())")
         r = _splitmix(self.rng[0], self.rng[1]) % (1 << 53) / float(1 << 53)
         self.rng[1] += 1
         acc = 0.0

@@ -154,6 +154,9 @@ CASES = [
     ("mi", "negative id", lambda d: d["history"].__setitem__(3, -264), r"history\[3\]"),
     ("mi", "an id that is not legal", lambda d: d["history"].__setitem__(4, 12345), r"history\[4\]"),
     ("mi", "history one short", lambda d: d["history"].pop(), r"values|control|rng"),
+    ("mi", "a field missing", lambda d: d.pop("rng"), r"rng"),
+    ("mi", "a short id written in hexadecimal", lambda d: d["history"].__setitem__(0, hex(d["history"][0])),
+     r"history\[0\]"),
     ("mi", "pending on a state that waits for nobody",
      lambda d: d.update(pending={"action": None, "outcomes": [], "bag": [], "type": "int"}), r"pending"),
     ("mi", "pending of the wrong shape", lambda d: d.update(pending="soon"), r"pending"),
@@ -168,6 +171,10 @@ CASES = [
     ("mi_chance", "an outcome that was not drawn",
      lambda d: d["pending"]["outcomes"].append(d["pending"]["bag"][0]), r"pending\.outcomes"),
     ("mi_chance", "pending with an extra key", lambda d: d["pending"].update(when=1), r"pending"),
+    ("mi_chance", "pending without its type", lambda d: d["pending"].pop("type"), r"pending\.type"),
+    ("mi_chance", "an empty pending bag", lambda d: d["pending"].update(bag=[]), r"pending\.bag"),
+    ("mi_chance", "a finished game waiting for chance", lambda d: d.update(outcome=["stalled", [0]]),
+     r"pending"),
     ("mi_chance", "negative draw counter", lambda d: d["rng"].__setitem__(1, -1), r"rng\[1\]"),
     ("ka", "negative points", setv("ka", "points", lambda p: [-1] + p[1:]), r"values\.points"),
     ("ka", "points for two of three players", setv("ka", "points", lambda p: p[:2]), r"values\.points"),
@@ -178,6 +185,7 @@ CASES = [
     ("ka", "a seat that does not exist", setv("ka", "active", 7), r"values\.active"),
     ("ka", "an ending with impossible winners", lambda d: d.update(outcome=["final_scoring", [99, -3]]),
      r"outcome"),
+    ("ka", "winners out of order", lambda d: d.update(outcome=["final_scoring", [2, 0]]), r"outcome\[1\]"),
     ("ka_setup", "an action waiting in the setup",
      lambda d: d["pending"].update(action=d["history"][0]), r"pending\.action"),
     ("ka_setup", "a chance outcome dropped from the history", lambda d: d["history"].pop(),
@@ -339,3 +347,13 @@ def test_damaged_saves_load_as_reachable_states_or_are_refused(case):
     if d["chance"] == "explicit":
         r.rng[1] = d["rng"][1]
     assert r == s
+
+
+def test_sample_chance_away_from_a_chance_node_changes_nothing():
+    """The draw counter is part of a save: asking for a chance outcome where
+    there is none is refused before it counts."""
+    s = _play(game("mi"), 3, 5)
+    before = s.to_json()
+    with pytest.raises(ValueError, match="no chance event"):
+        s.sample_chance()
+    assert s.to_json() == before and game("mi").state_from_json(before) == s
