@@ -32,9 +32,9 @@ from atoll.grammar import ast as A
 SELECTING = frozenset({
     "keys", "values", "get", "remove", "swap", "without", "without_keys", "sorted", "to_list",
     "distinct", "bag", "subsets", "lines", "collinear_subsets", "collinear_subsets_summing", "reach",
-    "components", "abs", "min2", "max2", "pos", "range", "between", "orth", "around"})
+    "components", "abs", "min2", "max2", "pos", "range", "between", "orth", "around", "seats_from"})
 #: Functions whose result holds no int that can grow: truth values, sizes, seats.
-BOUNDED = frozenset({"size", "count_of", "seats_from", "connected", "planar", "span_covered"})
+BOUNDED = frozenset({"size", "count_of", "connected", "planar", "span_covered"})
 #: Aggregates: ``sum`` computes; ``min``/``max`` select; ``count`` is a size.
 AGG_SELECTING = frozenset({"min", "max"})
 AGG_BOUNDED = frozenset({"count", "all", "any"})
@@ -65,9 +65,9 @@ class _Flow:
             return ref[0] not in ("state", "phase", "data", "member", "builtin", "me")
         if isinstance(e, A.BinOp):
             if e.op in ("+", "-", "*"):
-                if p.types.get(id(e)) == "int":
+                if not isinstance(p.types.get(id(e)), tuple):    # ints (or a type not known)
                     return True
-                return self.expr(e.left, env) or self.expr(e.right, env)
+                return self.expr(e.left, env) or self.expr(e.right, env)   # collections
             if e.op in ("/", "%"):      # no larger than what they divide
                 return self.expr(e.left, env) or self.expr(e.right, env)
             return False                 # comparisons, logic, membership: truth values

@@ -43,6 +43,8 @@ CASES = [
     ("via_pos", "action `via_pos`", None, "where"),
     ("via_player", "action `via_player`", None, "pts"),
     ("via_const", "action `via_const`", None, "n"),
+    ("via_match", "action `via_match`", None, "n"),
+    ("via_map_value", "action `via_map_value`", None, "counts"),
     ("via_enter", "entering phase `after`", "After", "n"),
 ]
 
@@ -81,7 +83,7 @@ def test_only_what_can_grow_is_tested_after_an_action(grow):
     assert "pile" not in names and "hand" not in names and "board" not in names   # cards and places are copies
     assert "idle" in names                                                        # a counter
     assert {grow.layout.names[i] for i, _ in grow._int_watch} == {
-        "n", "spot", "marks", "xs", "total", "where", "pts"}
+        "n", "spot", "marks", "xs", "total", "where", "pts", "counts"}
 
 
 def test_neighbours_of_a_position_at_the_edge_are_refused():
