@@ -21,6 +21,7 @@ from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
 from atoll.compiler.symbols import Program, collect
+from atoll.compiler import intbound
 from atoll.compiler.values import BadValue, ValueCodec
 from atoll.diagnostics import Diagnostic, Reporter, SpecError, did_you_mean
 from atoll.grammar import ast as A
@@ -459,12 +460,14 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
         kind = "win" if isinstance(o, A.OutcomeWin) else "tie" if isinstance(o, A.OutcomeTie) else "rank"
         endings.append(runtime._Ending(en.name, en.time, en.notes.cites, kind,
                                        getattr(o, "tie", "tie")))
+    codec = codec_of(prog, checker)
     info = {"reads_round": ("builtin", "current_round") in set(prog.refs.values()),
+            "int_watch": intbound.watched_slots(prog, checker, ns, codec, layout.names),
             "state_vars": [(v.name, v.scope) for v in prog.state.values()],
             "phase_slots": sum(len(ph.vars) for ph in prog.phases.values()),
             "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"]}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
-                        options=options, codec=codec_of(prog, checker), slot_types=slot_types,
+                        options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,
                         endings=endings, teams=teams, program_info=info, source=source)
 

@@ -20,7 +20,6 @@ each other, so the order in which they are applied does not matter.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -28,23 +27,21 @@ from typing import Optional, Union
 
 from atoll.compiler import names as N
 from atoll.compiler import types as T
-from atoll.compiler.values import BadValue, ValueCodec, pack
+from atoll.compiler import intbound, savegame
+from atoll.compiler.savegame import CorruptState
+from atoll.compiler.values import ValueCodec, pack
 
 CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
 
-STATE_FORMAT = "atoll-state/1"
+STATE_FORMAT = savegame.FORMAT
 _MASK = (1 << 64) - 1
 
 
 class IllegalAction(Exception):
     """An action that the rules do not allow now. The message names the rule
     and its rulebook citation; the state is unchanged."""
-
-
-class CorruptState(ValueError):
-    """A saved game that cannot be loaded; the message says where and why."""
 
 
 class ModelError(RuntimeError):
@@ -196,10 +193,6 @@ class State:
         """The ids of the actions applied so far, chance outcomes included."""
         return [h if h.__class__ is int else h.id for h in self._hist]
 
-    @history.setter
-    def history(self, ids) -> None:
-        self._hist = list(ids)
-
     # ------------------------------------------------------------ copying
     def clone(self) -> "State":
         c = State.__new__(State)
@@ -309,6 +302,9 @@ class State:
     def sample_chance(self) -> Action:
         """Pick the outcome of the pending chance event from the state's seeded stream."""
         outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise ValueError("no chance event is pending: sample_chance() is for chance nodes "
+                             "(is_chance_node())")
         r = _splitmix(self.rng[0], self.rng[1]) % (1 << 53) / float(1 << 53)
         self.rng[1] += 1
         acc = 0.0
@@ -320,7 +316,10 @@ class State:
 
     # ------------------------------------------------------------ saving
     def to_json(self) -> str:
-        return json.dumps(self.game._state_to_data(self), sort_keys=True)
+        """The game saved as text (format ``atoll-state/1``): the values, the
+        seed and the whole history, with a checksum; ``Game.state_from_json``
+        loads it (see there for what loading checks)."""
+        return json.dumps(savegame.state_to_data(self.game, self), sort_keys=True)
 
 
 @dataclass
@@ -386,6 +385,22 @@ class Game:
                  ns.get(N.ending_rank(en.name))))
         # per timing: the test of all its conditions at once, and its endings
         self._end_test = {time: (ns[N.endings_at(time)], ends) for time, ends in self._ends.items()}
+        # The slots that hold ints, with the test that they are within the bound:
+        # every int (for the setup and saving), and after an action only the
+        # ints that can have changed (see atoll.compiler.intbound).
+        self._int_slots = tuple((i, ok) for i, ok in ((i, codec.bounded(t)) for i, t in enumerate(slot_types))
+                                if ok is not None)
+        watched, built = program_info.get("int_watch", (frozenset(range(1, len(slot_types))), None))
+        self._int_watch = tuple((i, ok) for i, ok in ((i, codec.bounded_change(slot_types[i], built))
+                                                      for i in sorted(watched)) if ok is not None)
+        # the rulebook sections of each step, by the name errors give it
+        self._cites = {w: a.cites for w, a in zip(self._action_where, actions)}
+        self._cites.update({w: phases[name].cites for name, ws in self._phase_where.items() for w in ws})
+        # what an outcome may be called: an ending, or the step whose `win` ended the game
+        self._outcome_names = frozenset(
+            [en.name for en in endings] + ["setup"]
+            + [w.replace("`", "") for w in self._action_where]
+            + [w.replace("`", "") for ws in self._phase_where.values() for w in ws])
 
     def __repr__(self) -> str:
         return f"<Game {self.title} players={self.num_players} options={self.options}>"
@@ -588,6 +603,14 @@ class Game:
                 self._fn[spec.index][2](st.S, me, X, *params)
                 if not self._after_effects(st, X):
                     self._settle(st, X)
+            if action is None:
+                self._past_bound(st, S0, ctl0, outcome0, action, forced)
+            else:   # only where an action can have made an int too large (see _int_watch)
+                S = st.S
+                for i, ok in self._int_watch:
+                    v = S[i]
+                    if v is not S0[i] and v is not None and not ok(v, S0[i]):
+                        self._past_bound(st, S0, ctl0, outcome0, action, forced)
         except BaseException as e:
             st.S, st.ctl, st.outcome = S0, ctl0, outcome0
             if isinstance(e, _NeedChance):
@@ -807,97 +830,40 @@ class Game:
         return "\n".join(lines)
 
     # ------------------------------------------------------------ saved games
-    def _state_to_data(self, st: State) -> dict:
-        body = {
-            "format": STATE_FORMAT, "game": self.title, "players": self.num_players,
-            "options": self.options,
-            "values": [st.S[0]] + [None if st.S[i] is None else self.codec.to_json(self.slot_types[i], st.S[i])
-                                   for i in range(1, len(st.S))],
-            "control": [st.ctl[0], st.ctl[1], st.ctl[2], st.ctl[3], list(st.ctl[4]), st.ctl[5],
-                        st.ctl[6]],
-            "outcome": None if st.outcome is None else [st.outcome[0], list(st.outcome[1])],
-            "rng": list(st.rng), "chance": st.chance_mode, "history": st.history,
-            "pending": None if st.pending is None else {
-                "action": st.pending[0],
-                "outcomes": [self.codec.to_json(st.pending[3], o) for o in st.pending[1]],
-                "bag": self.codec.to_json(("bag", st.pending[3]), st.pending[2]),
-                "type": _type_to_json(st.pending[3])},
-        }
-        body["checksum"] = _checksum(body)
-        return body
-
     def state_from_json(self, text: str) -> State:
-        """Load a saved game; refuse a damaged or foreign one with the reason."""
-        try:
-            d = json.loads(text)
-        except (TypeError, ValueError) as e:
-            raise CorruptState(f"not a saved game: not valid JSON ({e})") from None
-        if not isinstance(d, dict) or d.get("format") != STATE_FORMAT:
-            raise CorruptState(f"not a saved game: `format` must be {STATE_FORMAT!r}")
-        if "checksum" in d and d["checksum"] != _checksum({k: v for k, v in d.items() if k != "checksum"}):
-            raise CorruptState("the saved game was changed or damaged: its checksum does not match")
-        if d.get("game") != self.title or d.get("players") != self.num_players:
-            raise CorruptState(f"this saved game is for {d.get('game')!r} with {d.get('players')} "
-                               f"players, not {self.title!r} with {self.num_players}")
-        if d.get("options") != self.options:
-            raise CorruptState(f"this saved game was played with options {d.get('options')}, "
-                               f"not {self.options}")
-        st = State(self)
-        try:
-            vals = d["values"]
-            if not isinstance(vals, list) or len(vals) != len(self.slot_types):
-                raise CorruptState(f"expected {len(self.slot_types)} state values")
-            st.S = [self.codec.from_json("int", vals[0], "current_round")] + [
-                None if vals[i] is None else
-                self.codec.from_json(self.slot_types[i], vals[i], self.layout.names[i])
-                for i in range(1, len(vals))]
-            for i, (scope, _) in enumerate(self.visibility):
-                if scope == "player" and st.S[i] is not None and len(st.S[i]) != self.num_players:
-                    raise CorruptState(f"{self.layout.names[i]}: expected one value per player")
-            c = d["control"]
-            rd, stage, slot, ph, players, fresh, acted = c
-            players = tuple(players)
-            over = d["outcome"] is not None   # an ending after a turn or round may leave
-            if not (0 <= rd < len(self.rounds) and 0 <= stage < len(self.rounds[rd]) + over
-                    and 0 <= slot < max(1, len(players)) + over
-                    and 0 <= ph < len(self.rounds[rd][min(stage, len(self.rounds[rd]) - 1)][1]) + over
-                    and all(isinstance(p, int) and 0 <= p < self.num_players for p in players)
-                    and isinstance(fresh, bool) and isinstance(acted, bool)):
-                raise CorruptState("the control part (round, stage, turn, phase) is out of range")
-            st.ctl = [rd, stage, slot, ph, players, fresh, acted]
-            o = d["outcome"]
-            st.outcome = None if o is None else (str(o[0]), tuple(int(p) for p in o[1]))
-            st.rng = [int(d["rng"][0]), int(d["rng"][1])]
-            st.chance_mode = d["chance"] if d["chance"] in ("auto", "explicit") else "auto"
-            st.history = [int(h) for h in d["history"]]
-            pend = d["pending"]
-            if pend is not None:
-                et = _type_from_json(pend["type"])
-                st.pending = (pend["action"],
-                              [self.codec.from_json(et, o, "pending outcome") for o in pend["outcomes"]],
-                              self.codec.from_json(("bag", et), pend["bag"], "pending bag"), et)
-        except CorruptState:
-            raise
-        except BadValue as e:
-            raise CorruptState(f"a state value does not fit its type: {e}") from None
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise CorruptState(f"the saved game lacks a part or has one of the wrong shape ({e!r})") from None
-        return st
+        """Load a saved game (the text ``State.to_json()`` wrote).
+
+        The save is refused with ``CorruptState`` (whose ``field`` names the
+        first bad field, and whose message gives the reason) unless it is of
+        this game, player count and options, every field has its type and
+        range, its checksum matches, and replaying its history from its seed
+        gives exactly the saved state. So what loads is a state the rules
+        reach, equal to the one saved; the caller's text is not changed.
+        The format is described in ``atoll.compiler.savegame``."""
+        return savegame.load(self, text)
+
+    def _past_bound(self, st: State, S0, ctl0, outcome0, action, forced) -> None:
+        """Stop a transaction that made an int of the state too large: the
+        setup (``action`` None) is tested in full, an action where it can
+        have grown (``_int_watch``); the error names the variable and the
+        step that made it (found by running the transaction again, step by
+        step; see atoll.compiler.intbound)."""
+        S = st.S
+        if action is None:
+            bad = [i for i, ok in self._int_slots if S[i] is not None and not ok(S[i])]
+        else:
+            bad = [i for i, ok in self._int_watch
+                   if S[i] is not S0[i] and S[i] is not None and not ok(S[i], S0[i])]
+        if not bad:
+            return
+        where, i = ("the setup", bad[0]) if action is None else \
+            intbound.locate(self, st, S0, ctl0, outcome0, action, forced, bad[0])
+        raise ModelError(f"evaluating {where}{_cite(self._cites.get(where, ()))}: `{self.layout.names[i]}` "
+                         f"holds an int past the bound of ints (|n| < 10**18, see the language "
+                         f"reference); the state is unchanged")
 
 
 def _hidden(t, v):
     if T.is_collection(t):
         return {"hidden": True, "size": len(v)}
     return {"hidden": True}
-
-
-def _checksum(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _type_to_json(t):
-    return t if isinstance(t, str) else [_type_to_json(x) for x in t]
-
-
-def _type_from_json(j):
-    return j if isinstance(j, str) else tuple(_type_from_json(x) for x in j)

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 from atoll.compiler import limits
 from atoll.compiler import types as T
 from atoll.compiler.planarity import planar as _planar
+from atoll.compiler.values import INT_BOUND
 
 
 class EvalError(Exception):
@@ -24,17 +25,27 @@ class EvalError(Exception):
 # ---------------------------------------------------------------- implementations
 
 # The neighbours of a position are asked for again and again: the last few
-# thousand answers are kept (they are tuples, never changed).
+# thousand answers are kept (they are tuples, never changed). A neighbour
+# stays within the bound of ints (values.INT_BOUND), so that positions that
+# step from position to position never need testing (compiler/intbound.py);
+# the test runs only when an answer is not kept yet.
 @lru_cache(maxsize=4096)
 def _orth(p):
     x, y = p
+    _inside(p)
     return ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y))
 
 
 @lru_cache(maxsize=4096)
 def _around(p):
     x, y = p
+    _inside(p)
     return tuple((x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
+
+
+def _inside(p):
+    if not all(-INT_BOUND + 1 < c < INT_BOUND - 1 for c in p):
+        raise EvalError(f"the neighbours of {p} are past the bound of ints (|n| < 10**18)")
 
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))

@@ -10,11 +10,32 @@ place and the reason instead of producing a broken state.
 """
 from __future__ import annotations
 
-from typing import Callable
+from itertools import chain
+from operator import itemgetter
+from typing import Callable, Optional
+
+#: Every int of a game's state stays within ``-INT_BOUND < n < INT_BOUND``:
+#: a rule that makes one larger stops with ``ModelError``, and data files and
+#: saved games holding one are refused. The bound keeps every value far from
+#: Python's limit on converting ints to text (4,300 digits), so that saving,
+#: printing and hashing a state never fail, and it stops an int that grows
+#: without end long before it slows the game down.
+INT_BOUND = 10 ** 18
 
 
 class BadValue(ValueError):
-    """A JSON value does not fit its declared type."""
+    """A JSON value does not fit its declared type; ``where`` is the place
+    (``hand[0][2].value``)."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+        self.where, self.reason = where, reason
+
+
+def shown(j) -> str:
+    """A JSON value for an error message: at most a short prefix of it."""
+    text = repr(j)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class ValueCodec:
@@ -47,35 +68,43 @@ class ValueCodec:
             return [self.to_json(t[1], x) for x in v]
         raise AssertionError(t)  # pragma: no cover
 
-    def from_json(self, t, j, where: str = "value"):
+    def from_json(self, t, j, where: str = "value", players: Optional[int] = None):
+        """The run-time value of JSON value ``j`` of type ``t``; ``players``,
+        when given, is the length every per-player value must have."""
         def bad(msg):
-            raise BadValue(f"{where}: {msg}")
+            raise BadValue(where, msg)
         if t == "int":
             if not isinstance(j, int) or isinstance(j, bool):
-                bad(f"expected an int, found {j!r}")
+                bad(f"expected an int, found {shown(j)}")
+            if not -INT_BOUND < j < INT_BOUND:
+                bad(f"{shown(j)} is past the bound of ints (|n| < 10**18)")
             return j
         if t == "bool":
             if not isinstance(j, bool):
-                bad(f"expected true or false, found {j!r}")
+                bad(f"expected true or false, found {shown(j)}")
             return j
         if t == "str":
             if not isinstance(j, str):
-                bad(f"expected a string, found {j!r}")
+                bad(f"expected a string, found {shown(j)}")
             return j
+        if not isinstance(t, tuple):
+            bad(f"no value has the type {t!r}")
         kind = t[0]
         if kind == "enum":
             if j not in self.enums[t[1]]:
-                bad(f"{j!r} is not a member of {t[1]}")
+                bad(f"{shown(j)} is not a member of {t[1]}")
             return self.enums[t[1]].index(j)
         if kind == "record":
             fields = self.records[t[1]]
             if not isinstance(j, dict) or set(j) != {f for f, _ in fields}:
                 bad(f"expected a {t[1]} with fields {', '.join(f for f, _ in fields)}")
-            return tuple(self.from_json(ft, j[f], f"{where}.{f}") for f, ft in fields)
+            return tuple(self.from_json(ft, j[f], f"{where}.{f}", players) for f, ft in fields)
         if kind in ("list", "bag", "set", "player"):
             if not isinstance(j, list):
                 bad(f"expected a list, found {type(j).__name__}")
-            items = tuple(self.from_json(t[1], x, f"{where}[{i}]") for i, x in enumerate(j))
+            if kind == "player" and players is not None and len(j) != players:
+                bad(f"expected one value per player ({players}), found {len(j)}")
+            items = tuple(self.from_json(t[1], x, f"{where}[{i}]", players) for i, x in enumerate(j))
             if kind == "set":
                 return frozenset(items)
             if kind == "bag":
@@ -86,9 +115,104 @@ class ValueCodec:
                 bad("expected a list of [key, value] pairs")
             out = {}
             for i, (k, x) in enumerate(j):
-                out[self.from_json(t[1], k, f"{where} key {i}")] = self.from_json(t[2], x, f"{where}[{i}]")
+                out[self.from_json(t[1], k, f"{where}[{i}][0]", players)] = \
+                    self.from_json(t[2], x, f"{where}[{i}][1]", players)
             return out
-        raise AssertionError(t)  # pragma: no cover
+        bad(f"no value has the type {t!r}")
+
+    # ------------------------------------------------------------ the int bound
+    def bounded(self, t, records=None) -> Optional[Callable[[object], bool]]:
+        """A test that every int in a value of type ``t`` is within the bound,
+        None when ``t`` holds no int. ``records``: the record types whose
+        fields to test (None: all). Built once per type; the ints are gathered
+        by C-level iterators (``map``, ``itemgetter``, ``chain``), so a test
+        costs little more than reading them."""
+        B = INT_BOUND
+        if t == "int":
+            return lambda v: -B < v < B
+        gather = self._each(t, records)
+        if gather is None:
+            return None
+        return lambda v: max(map(abs, gather((v,))), default=0) < B
+
+    def bounded_change(self, t, records=None) -> Optional[Callable[[object, object], bool]]:
+        """Like ``bounded``, for a value ``new`` that replaced ``old`` whose
+        ints were within the bound: ``test(new, old)``. Per player, only the
+        seats whose value changed are tested; in a map whose values need no
+        test, only the keys ``old`` does not have."""
+        whole = self.bounded(t, records)
+        if whole is None or not isinstance(t, tuple):
+            return None if whole is None else (lambda new, old: whole(new))
+        if t == ("player", "int"):
+            B = INT_BOUND
+            return lambda new, old: -B < min(new) and max(new) < B
+        if t[0] == "player":
+            each = self.bounded(t[1], records)
+            return lambda new, old: all(each(n) for n, o in zip(new, old) if n is not o) \
+                if old is not None and len(old) == len(new) else whole(new)
+        if t[0] == "map" and self._each(t[2], records) is None:
+            keys = self._each(t[1], records)
+            B = INT_BOUND
+
+            def fresh_keys(new, old):
+                if type(old) is not dict:
+                    return whole(new)
+                fresh = set(new)              # from the dicts' stored hashes, at C speed
+                fresh.difference_update(old)
+                return not fresh or max(map(abs, keys(fresh)), default=0) < B
+            return fresh_keys
+        return lambda new, old: whole(new)
+
+    def _each(self, t, records=None) -> Optional[Callable]:
+        """``f(values) -> the ints in them`` for an iterable of values of
+        type ``t``; None when ``t`` holds no int (to test)."""
+        if t == "int":
+            return lambda vs: vs
+        if not isinstance(t, tuple) or t[0] == "enum":
+            return None
+        kind = t[0]
+        if kind == "record":
+            if records is not None and t[1] not in records:
+                return None
+            fields = self.records[t[1]]
+            direct = [i for i, (_, ft) in enumerate(fields) if ft == "int"]
+            nested = [(i, f) for i, f in ((i, self._each(ft, records)) for i, (_, ft) in enumerate(fields)
+                                          if ft != "int") if f is not None]
+            if not direct and not nested:
+                return None
+            parts = []
+            if len(direct) == 1:
+                parts.append(lambda vs, g=itemgetter(direct[0]): map(g, vs))
+            elif direct:
+                parts.append(lambda vs, g=itemgetter(*direct): chain.from_iterable(map(g, vs)))
+            for i, f in nested:
+                parts.append(lambda vs, g=itemgetter(i), f=f: f(map(g, vs)))
+            if len(parts) == 1:
+                return parts[0]
+
+            def record_ints(vs):
+                vs = tuple(vs)
+                return chain.from_iterable([p(vs) for p in parts])
+            return record_ints
+        if kind in ("list", "set", "bag", "player"):
+            inner = self._each(t[1], records)
+            if inner is None:
+                return None
+            return lambda vs: inner(chain.from_iterable(vs))
+        if kind == "map":
+            keys, vals = self._each(t[1], records), self._each(t[2], records)
+            if keys is None and vals is None:
+                return None
+            if vals is None:
+                return lambda vs: keys(chain.from_iterable(vs))
+            if keys is None:
+                return lambda vs: vals(chain.from_iterable(map(dict.values, vs)))
+
+            def map_ints(vs):
+                vs = tuple(vs)
+                return chain(keys(chain.from_iterable(vs)), vals(chain.from_iterable(map(dict.values, vs))))
+            return map_ints
+        return None
 
     # ------------------------------------------------------------ text
     def text(self, t, v) -> str:

@@ -5,6 +5,8 @@ import json
 import random
 from pathlib import Path
 
+from atoll.compiler import savegame
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
 MASTERISLANDS = SPEC / "masterislands.atoll"
@@ -22,11 +24,12 @@ def pos(x: int, y: int) -> dict:
 def position(game, phase: str, player: int, stage_players=None, **values):
     """A state of ``game`` in ``phase`` with ``player`` to act, the state
     variables given as JSON values (as ``to_json`` writes them), the others
-    as after setup. Built through ``state_from_json`` (without checksum).
+    as after setup. Every field is checked as a save's would be, but the
+    position is not replayed (it may be one the rules never reach), so it is
+    built with ``savegame.decode``, not loaded with ``state_from_json``.
     ``stage_players`` is the stage's list of players (default: every seat)."""
     base = game.new_initial_state(seed=0)
     d = json.loads(base.to_json())
-    del d["checksum"]
     names = game.layout.names
     for k, v in values.items():
         d["values"][names.index(k)] = v
@@ -37,7 +40,7 @@ def position(game, phase: str, player: int, stage_players=None, **values):
                 players = list(range(game.num_players)) if stage_players is None else list(stage_players)
                 d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False,
                                 False]
-                return game.state_from_json(json.dumps(d))
+                return savegame.decode(game, d)
     raise AssertionError(f"no stage has phase {phase}")
 
 
