@@ -32,7 +32,9 @@ page, or to the source folder when it starts with ``/``):
 Roles: ``:atoll:`code``` (highlighted spec code), ``:atoll-verdict:`VERDICT
 <ok>``` (a coloured badge), ``:atoll-assumption:`text``` (a marker).
 Pictures are SVG files written under ``_atoll/`` in the source folder;
-verification results are cached (see ``atoll.verify.cache``).
+verification results are cached (see ``atoll.verify.cache``). A spec reads
+files in its own folder tree, in the folders of ``atoll_specs`` and in those
+of ``atoll_allow_paths`` (relative to ``conf.py``), nowhere else.
 
 A spec is untrusted input: the text the directives generate escapes every
 text of the spec (``atoll.docgen.rst``) and is parsed with raw HTML and file
@@ -371,6 +373,8 @@ class GamesDirective(_AtollDirective):
 # ---------------------------------------------------------------- setup
 
 def _generate(app) -> None:
+    from atoll.compiler import files
+    files.trust(*site.trusted_folders(app.config, Path(app.confdir)))
     site.write_pages(app)
 
 
@@ -393,6 +397,7 @@ def setup(app):
     app.add_config_value("atoll_verify_timeout", 20.0, "env")
     app.add_config_value("atoll_cache_dir", "", "env")
     app.add_config_value("atoll_example_seed", 1, "env")
+    app.add_config_value("atoll_allow_paths", [], "env")
     app.add_lexer("atoll", AtollLexer)
     app.add_role("atoll", atoll_code_role)
     app.add_role("atoll-verdict", verdict_role)

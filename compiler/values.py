@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from atoll.compiler.files import brief   # a diagnostic quotes a short prefix of a value
+
 
 class BadValue(ValueError):
     """A JSON value does not fit its declared type."""
@@ -52,20 +54,20 @@ class ValueCodec:
             raise BadValue(f"{where}: {msg}")
         if t == "int":
             if not isinstance(j, int) or isinstance(j, bool):
-                bad(f"expected an int, found {j!r}")
+                bad(f"expected an int, found {brief(j)}")
             return j
         if t == "bool":
             if not isinstance(j, bool):
-                bad(f"expected true or false, found {j!r}")
+                bad(f"expected true or false, found {brief(j)}")
             return j
         if t == "str":
             if not isinstance(j, str):
-                bad(f"expected a string, found {j!r}")
+                bad(f"expected a string, found {brief(j)}")
             return j
         kind = t[0]
         if kind == "enum":
             if j not in self.enums[t[1]]:
-                bad(f"{j!r} is not a member of {t[1]}")
+                bad(f"{brief(j)} is not a member of {t[1]}")
             return self.enums[t[1]].index(j)
         if kind == "record":
             fields = self.records[t[1]]

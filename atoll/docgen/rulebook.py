@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from atoll.compiler import pipeline
+from atoll.compiler import files, pipeline
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter, SpecError
@@ -162,13 +162,10 @@ def input_files(comp) -> list[str]:
                                        for d in prog.data.values()})
 
 
-def _digest(files) -> str:
+def _digest(names) -> str:
     h = hashlib.sha256()
-    for f in files:
-        try:
-            h.update(Path(f).read_bytes())
-        except OSError:
-            h.update(b"<unreadable>")
+    for f in names:
+        h.update((files.digest(f) or "<unreadable>").encode())
     return h.hexdigest()
 
 
@@ -176,24 +173,25 @@ def load(path) -> SpecDoc:
     """Compile ``path`` (raises ``SpecError``) and index its source;
     cached by the contents of every file it reads."""
     path = Path(path).resolve()
-    hit = _LOADED.get(str(path))
+    key = (str(path), files.Access(path).key)   # the folders it may read are part of the key
+    hit = _LOADED.get(key)
     if hit is not None and _digest(hit[1]) == hit[0]:
         return hit[2]
     comp = pipeline.compile_spec(path)
-    files, ends = {}, {}
+    parsed, ends = {}, {}
     for name, text in comp.program.sources.items():
         spec = parse(text, name, Reporter())
         if spec is not None:
-            files[name] = spec
+            parsed[name] = spec
             ends.update(_bounds(spec, len(text.splitlines())))
     base = None
-    own = files.get(str(path))
+    own = parsed.get(str(path))
     ext = [i for i in own.items if isinstance(i, A.ExtendsDecl)] if own else []
     if ext:
         base = (path.parent / ext[0].path).resolve()
-    doc = SpecDoc(path, comp, files, ends, base)
+    doc = SpecDoc(path, comp, parsed, ends, base)
     read = input_files(comp)
-    _LOADED[str(path)] = (_digest(read), read, doc)
+    _LOADED[key] = (_digest(read), read, doc)
     return doc
 
 

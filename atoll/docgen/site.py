@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import quote
 
-from atoll.diagnostics import Reporter, SpecError
+from atoll.diagnostics import Diagnostic, Reporter, SpecError
 from atoll.docgen.rst import code, heading, slug
 from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
@@ -41,8 +41,20 @@ def spec_files(specs, confdir: Path) -> list[Path]:
     return out
 
 
+def trusted_folders(cfg, confdir: Path) -> list[Path]:
+    """The folders every spec of the site may read: those of ``atoll_specs``
+    and of ``atoll_allow_paths`` (a spec also reads its own folder tree)."""
+    out = [(Path(confdir) / s).resolve() for s in cfg.atoll_specs]
+    out = [p for p in out if p.is_dir()]
+    return out + [(Path(confdir) / a).resolve() for a in getattr(cfg, "atoll_allow_paths", [])]
+
+
 def _read(path: Path):
-    text = path.read_text(encoding="utf-8")
+    from atoll.compiler import files
+    try:
+        text = files.Access(path).read_text(path, "spec")
+    except files.Refused as e:
+        raise SpecError([Diagnostic(e.code, e.message, None, e.hint)], {}) from None
     rep = Reporter()
     spec = parse(text, str(path), rep)
     if spec is None:
@@ -70,7 +82,7 @@ def discover(specs, confdir: Path) -> list[Entry]:
         while root in parent and root not in seen:
             seen.add(root)
             root = parent[root]
-        if root not in games and root.is_file():   # a variant of a game outside the folders
+        if root not in games and _may_read(v, root) and root.is_file():   # a game outside the folders
             spec = _read(root)
             game = next((i for i in spec.items if isinstance(i, A.GameDecl)), None)
             if game is not None:
@@ -83,6 +95,15 @@ def discover(specs, confdir: Path) -> list[Entry]:
         if stems.count(e.slug) > 1:   # two games of the same file name in different folders
             e.slug = slug(f"{e.path.parent.name}-{e.slug}")
     return sorted(games.values(), key=lambda e: e.slug)
+
+
+def _may_read(spec: Path, other: Path) -> bool:
+    from atoll.compiler import files
+    try:
+        files.Access(spec).check(other)
+        return True
+    except files.Refused:
+        return False
 
 
 # ---------------------------------------------------------------- pages
