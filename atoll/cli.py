@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
@@ -60,14 +61,15 @@ class CliError(Exception):
     usage, 1 for a spec with errors; ``kind`` names it in JSON."""
 
     def __init__(self, message: str, status: int = 2, kind: str = "usage",
-                 error: Optional[SpecError] = None):
+                 error: Optional[SpecError] = None, text: Optional[str] = None):
         super().__init__(message)
         self.message, self.status, self.kind, self.error = message, status, kind, error
+        self.text = text or (str(error) if error is not None else f"atoll: {message}")
 
 
 def report_failure(e: CliError, as_json: bool) -> int:
     """Print a failure: the text on stderr, and with --json its JSON object on stdout."""
-    print(str(e.error) if e.error is not None else f"atoll: {e.message}", file=sys.stderr)
+    print(e.text, file=sys.stderr)
     if as_json:
         diags = [d.to_json() for d in e.error.diagnostics] if e.error is not None else []
         print(json.dumps({"ok": False, "error": {"kind": e.kind, "message": e.message,
@@ -114,10 +116,15 @@ def _load(args):
         raise spec_failure(e) from None
 
 
-def _at_least(flag: str, value, least) -> None:
+def _at_least(flag: str, value, least: int) -> None:
     if value is not None and value < least:
-        _usage_error(f"{flag} must be {'at least ' + str(least) if least > 0 else 'more than 0'}, "
-                     f"not {value}")
+        _usage_error(f"{flag} must be at least {least}, not {value}")
+
+
+def _positive(flag: str, value) -> None:
+    """A number of seconds: more than 0, and finite."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        _usage_error(f"{flag} must be a number of seconds more than 0, not {value}")
 
 
 def _spec_files(paths) -> list[tuple[Path, Optional[Path]]]:
@@ -228,9 +235,7 @@ def print_summary(r: dict) -> None:
 def cmd_simulate(args) -> int:
     _at_least("-n", args.n, 1)
     _at_least("--max-steps", args.max_steps, 1)
-    _at_least("--dask-timeout", args.dask_timeout, 0)
-    if args.dask_timeout == 0:
-        _usage_error("--dask-timeout must be more than 0, not 0")
+    _positive("--dask-timeout", args.dask_timeout)
     for flag, value in (("--workers", args.workers), ("--chunk", args.chunk)):
         if value is not None and args.dask is None:
             return _usage_error(f"{flag} goes with --dask")
@@ -435,9 +440,7 @@ def _verify_one(args, spec: str, tree: Optional[Path] = None):
 def cmd_verify(args) -> int:
     """One spec, or every spec of a folder (as `check` does)."""
     _at_least("--games", args.games, 0)
-    _at_least("--timeout", args.timeout, 0)
-    if args.timeout == 0:
-        _usage_error("--timeout must be more than 0, not 0")
+    _positive("--timeout", args.timeout)
     _options(args.option)
     if not Path(args.spec).is_dir():
         results = _verify_one(args, _spec_file(args.spec))
@@ -533,7 +536,8 @@ class _Parser(argparse.ArgumentParser):
     of printing and exiting."""
 
     def error(self, message):
-        raise CliError(f"{self.prog}: {message}", 2, "usage")
+        raise CliError(f"{self.prog}: {message}", 2, "usage",
+                       text=f"{self.format_usage()}{self.prog}: error: {message}")
 
 
 ALLOW_HELP = ("trust DIR: the spec may read files in it (repeatable). By default a spec reads "
@@ -639,9 +643,6 @@ def main(argv=None) -> int:
     try:
         args = ap.parse_args(argv)
     except CliError as e:
-        if not as_json:
-            print(ap.format_usage() if e.message.startswith("atoll:") else
-                  _subparser(ap, argv).format_usage(), end="", file=sys.stderr)
         return report_failure(e, as_json)
     except SystemExit as e:   # --help, --version
         return int(e.code or 0)
@@ -670,16 +671,6 @@ def main(argv=None) -> int:
         return report_failure(CliError(
             f"internal error ({type(e).__name__}: {e}). This is a bug in atoll, not in your spec; "
             "please report it with the command you ran.", 3, "internal"), as_json)
-
-
-def _subparser(ap: argparse.ArgumentParser, argv: list) -> argparse.ArgumentParser:
-    """The parser of the command ``argv`` names (for its usage line)."""
-    for action in ap._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for word in argv:
-                if word in action.choices:
-                    return action.choices[word]
-    return ap
 
 
 if __name__ == "__main__":   # pragma: no cover
