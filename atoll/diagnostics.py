@@ -181,7 +181,18 @@ def render(d: Diagnostic, sources: Optional[dict] = None) -> str:
     for n in d.notes:
         out.append(f"  = note: {n}")
     out.append(f"  = help: {d.hint or DEFAULT_HINTS.get(d.code, '')}")
-    return "\n".join(out)
+    return "\n".join(printable(line) for line in out)
+
+
+# Control characters (ESC, BEL, NUL...) but the tab: a spec's text must not
+# drive the terminal a diagnostic is printed on.
+_CONTROL = {c: "?" for c in list(range(0x20)) + list(range(0x7F, 0xA0)) if c != 0x09}
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character shown as ``?`` (one for one,
+    so that a caret keeps its column)."""
+    return text.translate(_CONTROL)
 
 
 def render_all(diags: Iterable[Diagnostic], sources: Optional[dict] = None) -> str:

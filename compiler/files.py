@@ -22,6 +22,7 @@ quotes at most a short prefix of a value (``brief``).
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -89,8 +90,12 @@ class Access:
         return tuple(str(r) for r in self.roots)
 
     def check(self, path, shown: Optional[str] = None) -> Path:
-        """``path`` with its links resolved; Refused when it lies outside."""
-        real = Path(path).absolute().resolve()
+        """``path`` with its links resolved; Refused when it lies outside,
+        OSError when it is no path at all (a null byte)."""
+        try:
+            real = Path(path).absolute().resolve()
+        except ValueError:
+            raise OSError(errno.EINVAL, "not a valid path") from None
         if any(real.is_relative_to(r) for r in self.roots):
             return real
         raise Refused("A0501", f"{shown or path} lies outside the folders this spec may read "

@@ -76,7 +76,11 @@ def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
         return [i for i in items if not isinstance(i, A.OverrideDecl)]
     if len(ext) > 1:
         rep.add("A0401", "a variant extends one game", ext[1].span)
-    base_path = (path.parent / ext[0].path).resolve()
+    base_path = path.parent / ext[0].path
+    try:
+        base_path = base_path.resolve()
+    except ValueError:   # no path at all (a null byte): reading it says so
+        pass
     if base_path in seen:
         rep.add("A0401", f"{ext[0].path} extends itself in a cycle", ext[0].span)
         return None

@@ -174,3 +174,27 @@ def test_devices_fifos_and_huge_files_never_block(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout) == {"fifo": ["A0502"], "zero": ["A0502"], "sparse": ["A0503"],
                                     "spec-fifo": ["A0502"]}
+
+
+def test_a_path_with_a_null_byte(tmp_path):
+    """Not a path at all: a diagnostic, not an internal error."""
+    variant = tmp_path / "v.atoll"
+    variant.write_text('extends "a\x00b.atoll"\n')
+    got, _ = codes(lambda: atoll.compile_spec(variant))
+    assert got == ["A0003"]
+    spec = write_spec(tmp_path, 'data d: list[int] from "a\x00b.json"')
+    got, text = codes(lambda: atoll.compile_spec(spec))
+    assert got == ["A0301"] and "cannot read" in text
+
+
+def test_diagnostics_print_no_control_characters(tmp_path, capsys):
+    """A spec's text in a diagnostic cannot drive the terminal (ESC
+    sequences clear the screen, retitle the window...): control characters
+    are shown as `?`, so the caret still points at the right column."""
+    spec = tmp_path / "g.atoll"
+    spec.write_text(GAME.format(extra='const x: int = "\x1b]0;pwned\x07" + nope')
+                    .replace('title: "G"', 'title: "G\x1b[2J\x07"'))
+    assert main(["check", str(spec)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "A0101" in out
+    assert 'const x: int = "?]0;pwned?" + nope' in out
