@@ -1,13 +1,17 @@
 """The `atoll` command line: check, verify, play, simulate, docs, lower, explain.
 
 Exit codes: 0 success; 1 the spec has errors (or a simulation hit a model
-error or a deadlock); 2 bad usage (unknown option, bad player count...); 3
-an internal error, a bug (``atoll --debug ...`` prints its traceback).
+error or a deadlock); 2 bad usage (unknown option, bad player count, a
+missing file, a folder where a file is needed, a Dask scheduler that does
+not answer...); 3 an internal error, a bug (``atoll --debug ...`` prints its
+traceback). With ``--json`` every failure is also a JSON object on stdout:
+``{"ok": false, "error": {"kind", "message", "exit", "diagnostics"}}``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
@@ -15,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from atoll.compiler import limits, pipeline
+from atoll.compiler import files, limits, pipeline
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
 from atoll.diagnostics import SpecError, render_all
 from atoll import render
@@ -53,29 +57,89 @@ EXAMPLES = {
 }
 
 
+class CliError(Exception):
+    """A failure the command reports and exits with: ``status`` 2 for bad
+    usage, 1 for a spec with errors; ``kind`` names it in JSON."""
+
+    def __init__(self, message: str, status: int = 2, kind: str = "usage",
+                 error: Optional[SpecError] = None, text: Optional[str] = None):
+        super().__init__(message)
+        self.message, self.status, self.kind, self.error = message, status, kind, error
+        self.text = text or (str(error) if error is not None else f"atoll: {message}")
+
+
+def report_failure(e: CliError, as_json: bool) -> int:
+    """Print a failure: the text on stderr, and with --json its JSON object on stdout."""
+    print(e.text, file=sys.stderr)
+    if as_json:
+        diags = [d.to_json() for d in e.error.diagnostics] if e.error is not None else []
+        print(json.dumps({"ok": False, "error": {"kind": e.kind, "message": e.message,
+                                                 "exit": e.status, "diagnostics": diags}}, indent=2))
+    return e.status
+
+
+def _usage_error(msg: str):
+    raise CliError(msg)
+
+
+def spec_failure(e: SpecError) -> CliError:
+    """A spec that does not load: exit 1, or 2 when only the options or the
+    player count asked for are at fault."""
+    usage = all(d.code in ("A0302", "A0303") for d in e.diagnostics)
+    first = e.diagnostics[0].message if e.diagnostics else "the spec has errors"
+    return CliError(first, 2 if usage else 1, "usage" if usage else "spec", e)
+
+
 def _options(pairs) -> dict:
     out = {}
     for p in pairs or []:
         if "=" not in p:
-            raise SystemExit(_usage_error(f"--option takes KEY=VALUE, not {p!r}"))
+            _usage_error(f"--option takes KEY=VALUE, not {p!r}")
         k, v = p.split("=", 1)
         out[k.strip()] = v.strip()
     return out
 
 
-def _usage_error(msg: str) -> int:
-    print(f"atoll: {msg}", file=sys.stderr)
-    return 2
+def _spec_file(spec) -> str:
+    """A spec argument that must be one file."""
+    p = Path(spec)
+    if not p.exists():
+        _usage_error(f"{spec}: no such file")
+    if p.is_dir():
+        _usage_error(f"{spec} is a folder: name one .atoll file")
+    return spec
 
 
-def _spec_files(paths) -> list[Path]:
+def _load(args):
+    try:
+        return pipeline.load(_spec_file(args.spec), args.players, _options(args.option))
+    except SpecError as e:
+        raise spec_failure(e) from None
+
+
+def _at_least(flag: str, value, least: int) -> None:
+    if value is not None and value < least:
+        _usage_error(f"{flag} must be at least {least}, not {value}")
+
+
+def _positive(flag: str, value) -> None:
+    """A number of seconds: more than 0, and finite."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        _usage_error(f"{flag} must be a number of seconds more than 0, not {value}")
+
+
+def _spec_files(paths) -> list[tuple[Path, Optional[Path]]]:
+    """Every spec a list of files and folders names, with the folder named
+    on the command line (a tree the spec may read) or None."""
     out = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            out.extend(sorted(p.rglob("*.atoll")))
+            out.extend((f, p) for f in sorted(p.rglob("*.atoll")))
+        elif not p.exists():
+            _usage_error(f"{p}: no such file or folder")
         else:
-            out.append(p)
+            out.append((p, None))
     return out
 
 
@@ -95,14 +159,14 @@ def player_counts(lo: int, hi: int) -> list[int]:
 
 
 def cmd_check(args) -> int:
-    files = _spec_files(args.files)
-    if not files:
+    found = _spec_files(args.files)
+    if not found:
         return _usage_error("no .atoll files found")
     failed = 0
     report = []
-    for f in files:
+    for f, tree in found:
         try:
-            comp = pipeline.compile_spec(f)
+            comp = pipeline.compile_spec(f, [tree] if tree else ())
             for n in player_counts(*comp.program.player_range):   # constants, requirements: per count
                 try:
                     pipeline.instantiate(comp, n)
@@ -182,23 +246,19 @@ def print_summary(r: dict) -> None:
 
 
 def cmd_simulate(args) -> int:
-    if args.n < 1:
-        return _usage_error(f"-n must be at least 1, not {args.n}")
+    _at_least("-n", args.n, 1)
+    _at_least("--max-steps", args.max_steps, 1)
+    _positive("--dask-timeout", args.dask_timeout)
     for flag, value in (("--workers", args.workers), ("--chunk", args.chunk)):
         if value is not None and args.dask is None:
             return _usage_error(f"{flag} goes with --dask")
-        if value is not None and value < 1:
-            return _usage_error(f"{flag} must be at least 1, not {value}")
+        _at_least(flag, value, 1)
     if args.workers is not None and args.dask != "local":
         return _usage_error("--workers sets the size of a new local cluster (--dask local); "
                             "a remote cluster has its own workers")
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
         return _usage_error(f"--report takes a folder; {args.report} is a file")
-    try:
-        game = pipeline.load(args.spec, args.players, _options(args.option))
-    except SpecError as e:
-        print(e, file=sys.stderr)
-        return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
+    game = _load(args)
     prog = Progress(args.n, "simulating", None if not args.json else False)
     if args.dask is None:
         r = simulate(game, args.n, args.seed, prog, args.max_steps, args.check)
@@ -211,8 +271,7 @@ def cmd_simulate(args) -> int:
                               check=args.check,
                               timeout=args.dask_timeout)
         except DaskSetupError as e:
-            print(f"atoll: {e}", file=sys.stderr)
-            return 2
+            raise CliError(str(e), 2, "dask") from None
     if args.json:
         print(json.dumps(r, indent=2))
     else:
@@ -222,8 +281,7 @@ def cmd_simulate(args) -> int:
         try:
             written = write_report(r, args.report)
         except OSError as e:
-            print(f"atoll: cannot write the report to {args.report}: {e.strerror or e}", file=sys.stderr)
-            return 2
+            return _usage_error(f"cannot write the report to {args.report}: {e.strerror or e}")
         print(f"report: {written[0]} and {written[1]}", file=sys.stderr if args.json else sys.stdout)
     return 1 if r["problems"] else 0
 
@@ -233,11 +291,7 @@ def cmd_simulate(args) -> int:
 def cmd_play(args, stdin=None, out=None) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout
-    try:
-        game = pipeline.load(args.spec, args.players, _options(args.option))
-    except SpecError as e:
-        print(e, file=sys.stderr)
-        return 2
+    game = _load(args)
     me = args.seat
     if not 0 <= me < game.num_players:
         return _usage_error(f"--seat must be 0..{game.num_players - 1}")
@@ -296,10 +350,9 @@ def cmd_play(args, stdin=None, out=None) -> int:
 
 def cmd_lower(args) -> int:
     try:
-        comp = pipeline.compile_spec(args.spec)
+        comp = pipeline.compile_spec(_spec_file(args.spec))
     except SpecError as e:
-        print(e, file=sys.stderr)
-        return 1
+        raise spec_failure(e) from None
     print(comp.source, end="")
     return 0
 
@@ -379,7 +432,7 @@ def print_verify_table(spec: str, results) -> None:
           ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))
 
 
-def cmd_verify(args) -> int:
+def _verify_one(args, spec: str, tree: Optional[Path] = None):
     from atoll.verify.runner import run
     prog = Progress(1, "verifying", None if not args.json else False)
 
@@ -388,17 +441,51 @@ def cmd_verify(args) -> int:
         prog.label = f"verifying {name:<24}"
         prog.update(done - 1)
     try:
-        results = run(args.spec, args.players, _options(args.option), args.matrix, args.property,
-                      args.seed, args.games, int(args.timeout * 1000), progress)
+        with files.trusted([tree] if tree else []):
+            results = run(spec, args.players, _options(args.option), args.matrix, args.property,
+                          args.seed, args.games, int(args.timeout * 1000), progress)
     except SpecError as e:
-        print(e, file=sys.stderr)
-        return 1 if any(d.code not in ("A0302", "A0303") for d in e.diagnostics) else 2
+        raise spec_failure(e) from None
     prog.update(prog.total)
+    return results
+
+
+def cmd_verify(args) -> int:
+    """One spec, or every spec of a folder (as `check` does)."""
+    _at_least("--games", args.games, 0)
+    _positive("--timeout", args.timeout)
+    _options(args.option)
+    if not Path(args.spec).is_dir():
+        results = _verify_one(args, _spec_file(args.spec))
+        if args.json:
+            print(json.dumps({"spec": args.spec, "results": [r.to_json() for r in results]}, indent=2))
+        else:
+            print_verify_table(args.spec, results)
+        return 0 if all(r.ok for r in results) else 1
+    found = _spec_files([args.spec])
+    if not found:
+        _usage_error(f"no .atoll files found in {args.spec}")
+    status, report = 0, []
+    for f, tree in found:
+        try:
+            results = _verify_one(args, str(f), tree)
+        except CliError as e:
+            status = max(status, e.status)
+            report.append({"spec": str(f), "ok": False, "error": {
+                "kind": e.kind, "message": e.message, "exit": e.status,
+                "diagnostics": [d.to_json() for d in e.error.diagnostics] if e.error else []}})
+            if not args.json:
+                print(str(e.error) if e.error is not None else f"atoll: {e.message}", end="\n\n")
+            continue
+        ok = all(r.ok for r in results)
+        status = max(status, 0 if ok else 1)
+        report.append({"spec": str(f), "ok": ok, "results": [r.to_json() for r in results]})
+        if not args.json:
+            print_verify_table(str(f), results)
+            print()
     if args.json:
-        print(json.dumps({"spec": args.spec, "results": [r.to_json() for r in results]}, indent=2))
-    else:
-        print_verify_table(args.spec, results)
-    return 0 if all(r.ok for r in results) else 1
+        print(json.dumps({"specs": report, "ok": status == 0}, indent=2))
+    return status
 
 
 # ---------------------------------------------------------------- explain
@@ -457,8 +544,21 @@ def cmd_docs(args) -> int:
 
 # ---------------------------------------------------------------- main
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors raise CliError (so that --json can report them) instead
+    of printing and exiting."""
+
+    def error(self, message):
+        raise CliError(f"{self.prog}: {message}", 2, "usage",
+                       text=f"{self.format_usage()}{self.prog}: error: {message}")
+
+
+ALLOW_HELP = ("trust DIR: the spec may read files in it (repeatable). By default a spec reads "
+              "only files in its own folder and below it")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="atoll", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Atoll: write board-game rules once, then check, verify, play and simulate them.",
         epilog="examples:\n  atoll check spec\n  atoll verify spec/GAME.atoll\n  atoll simulate spec/GAME.atoll -n 1000 "
@@ -476,8 +576,10 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("check", "Parse and check specs; report every problem with its position.", cmd_check)
-    p.add_argument("files", nargs="+", metavar="FILE", help="spec files or folders of specs")
+    p.add_argument("files", nargs="+", metavar="FILE", help="spec files or folders of specs "
+                   "(a spec found in a folder may read files anywhere under that folder)")
     p.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+    p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     def game_args(p):
         p.add_argument("spec", metavar="SPEC", help="the .atoll file (a game or a variant)")
@@ -486,6 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", metavar="KEY=VALUE",
                        help="set an option or house rule (repeatable)")
         p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("simulate", "Play many games by random agents and summarise them.", cmd_simulate)
     game_args(p)
@@ -513,7 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
 
-    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis.", cmd_verify)
+    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
+            "folder, every spec under it.", cmd_verify)
     game_args(p)
     p.add_argument("--property", action="append", metavar="NAME", help="only this property (repeatable)")
     p.add_argument("--matrix", action="store_true",
@@ -536,9 +640,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-verify", action="store_true", help="leave the verification results out")
     p.add_argument("--strict", action="store_true",
                    help="treat every Sphinx warning as an error (-W -n, as the tests do)")
+    p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
     p.add_argument("spec", metavar="SPEC")
+    p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("explain", "Explain diagnostic codes.", cmd_explain)
     p.add_argument("codes", nargs="*", metavar="CODE")
@@ -547,12 +653,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     ap = build_parser()
-    args = ap.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv
+    try:
+        args = ap.parse_args(argv)
+    except CliError as e:
+        return report_failure(e, as_json)
+    except SystemExit as e:   # --help, --version
+        return int(e.code or 0)
     if not getattr(args, "fn", None):
         ap.print_help()
         return 2
+    as_json = bool(getattr(args, "json", False))
     try:
-        return args.fn(args)
+        with files.trusted(getattr(args, "allow_path", None) or []):
+            return args.fn(args)
+    except CliError as e:
+        return report_failure(e, as_json)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # output piped into `head` and the like
@@ -564,16 +681,15 @@ def main(argv=None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     except ModelError as e:
-        print(f"atoll: model error: {e}", file=sys.stderr)
-        return 1
+        return report_failure(CliError(f"model error: {e}", 1, "model"), as_json)
     except Exception as e:   # an internal error: say it is a bug
         if args.debug:
             traceback.print_exc()
-        print(f"atoll: internal error ({type(e).__name__}: {_short(e)}). This is a bug in atoll, not in "
-              "your spec; please report it with the command you ran"
-              + (" and the traceback above." if args.debug else
-                 " and the traceback that `atoll --debug ...` prints."), file=sys.stderr)
-        return 3
+        return report_failure(CliError(
+            f"internal error ({type(e).__name__}: {_short(e)}). This is a bug in atoll, not in your spec; "
+            "please report it with the command you ran"
+            + (" and the traceback above." if args.debug else
+               " and the traceback that `atoll --debug ...` prints."), 3, "internal"), as_json)
 
 
 def _short(e: Exception) -> str:

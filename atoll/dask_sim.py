@@ -34,6 +34,50 @@ def _import_distributed():
     return distributed
 
 
+def probe(address: str, timeout: float) -> None:
+    """Make sure a Dask scheduler answers at ``address`` within ``timeout``
+    seconds, before a ``Client`` exists (a client that failed to connect
+    prints a traceback when it is collected, and waits twice the timeout to
+    close). Raises DaskSetupError saying what answered, if anything."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+    from distributed.comm.addressing import get_address_host_port, parse_address
+    from distributed.comm.registry import get_backend
+    try:
+        scheme, loc = parse_address(address)   # no scheme: tcp, as for a Client
+        get_backend(scheme)
+        if scheme in ("tcp", "tls"):
+            get_address_host_port(f"{scheme}://{loc}", strict=True)
+    except (ValueError, TypeError) as e:
+        raise DaskSetupError(f"cannot reach the Dask scheduler at {address}: that is not an "
+                             f"address ({e}); write it as tcp://HOST:8786") from None
+
+    async def ask():
+        comm = await connect(f"{scheme}://{loc}", timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    def run():
+        return asyncio.run(asyncio.wait_for(ask(), timeout))
+    try:
+        with ThreadPoolExecutor(1) as pool:   # its own event loop, whatever runs here
+            reply = pool.submit(run).result()
+    except (TimeoutError, asyncio.TimeoutError, OSError) as e:
+        raise DaskSetupError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
+                             f"({str(e) or type(e).__name__}). Check the address (e.g. tcp://HOST:8786) "
+                             "and that the scheduler is running") from None
+    except Exception as e:   # garbage on the line: msgpack, overflow, protocol errors...
+        raise DaskSetupError(f"something answers at {address}, but not a Dask scheduler "
+                             f"({type(e).__name__}: {e})") from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise DaskSetupError(f"something answers at {address}, but not a Dask scheduler")
+
+
 def auto_chunk(n: int, workers: int) -> int:
     """Games per task: about 16 tasks per worker thread, so that progress moves and
     the load balances, but at least 10 and at most 500 games a task, so that
@@ -67,11 +111,11 @@ def simulate_dask(spec, game, n: int, seed: int = 0, *, address: str = "local",
             where = "a local cluster"
         else:
             where = f"the Dask scheduler at {address}"
+            probe(address, timeout)
             try:
                 client = distributed.Client(address, timeout=timeout, set_as_default=False)
-            except (OSError, ValueError, TypeError) as e:
-                raise DaskSetupError(f"cannot reach {where}: {e}. Check the address "
-                                     "(e.g. tcp://HOST:8786) and that the scheduler is running") from None
+            except Exception as e:   # it answered the probe, then failed
+                raise DaskSetupError(f"cannot use {where}: {type(e).__name__}: {e}") from None
             try:
                 client.wait_for_workers(1, timeout=timeout)
             except (TimeoutError, OSError) as e:

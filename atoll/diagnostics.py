@@ -40,7 +40,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "A0107": ("error", "misplaced statement",
               "A statement is used where it has no meaning, such as `end phase` in setup."),
     "A0108": ("error", "bad metadata",
-              "The game block lacks a required entry or has one of the wrong kind."),
+              "The game block lacks a required entry, has one of the wrong kind, or gives one twice."),
     "A0201": ("error", "unreachable phase",
               "A phase is declared but no stage of the flow ever enters it, so its actions can never be taken."),
     "A0202": ("error", "phase without a way out",
@@ -50,7 +50,8 @@ CODES: dict[str, tuple[str, str, str]] = {
     "A0204": ("error", "missing declaration",
               "A spec needs a game block and a flow."),
     "A0301": ("error", "bad data file",
-              "A data file cannot be read as JSON or does not match its declared type."),
+              "A data file cannot be read as JSON (broken, a key given twice in one object, text that "
+              "is not valid Unicode) or does not match its declared type."),
     "A0302": ("error", "bad option value",
               "An option given on load is unknown or has a value of the wrong type."),
     "A0303": ("error", "requirement not met",
@@ -61,8 +62,25 @@ CODES: dict[str, tuple[str, str, str]] = {
               "Evaluating the options, constants, requirements or teams of a game took more steps "
               "than the budget allows, or built a number longer than the limit (docs/language.md, "
               "section Limits)."),
+    "A0306": ("error", "bad teams",
+              "The `teams` of a game name a seat the player count does not have, put a seat in two "
+              "teams, or hold an empty team."),
     "A0401": ("error", "bad variant",
               "A variant's `override` names nothing in the base game, or it extends a file that is not a game."),
+    "A0501": ("error", "file outside the spec's folder",
+              "A spec reads only files inside its own folder and the folders below it (symbolic links "
+              "resolved), so that a spec from elsewhere cannot read the machine's other files. A file it "
+              "extends or loads as data lies outside; another folder can be trusted explicitly "
+              "(--allow-path DIR, or allow=[DIR] in atoll.load and compile_spec)."),
+    "A0502": ("error", "not a regular file",
+              "A spec, a file it extends or a data file is a device, a FIFO, a socket or a folder. Only "
+              "regular files are read: a device such as /dev/zero never ends and a FIFO would block."),
+    "A0503": ("error", "file too large",
+              "A spec file holds more than 1 MiB or a data file more than 16 MiB; no more than that is "
+              "read."),
+    "A0504": ("error", "data nested too deeply",
+              "A data file nests arrays and objects more than 100 deep; such JSON is refused before it "
+              "is read (tables of records need a few levels only)."),
 }
 
 
@@ -89,7 +107,12 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0303": "choose options and a player count that meet the requirement",
     "A0304": "check the constant's expression for a cycle or a missing entry",
     "A0305": "compute less in constants: smaller ranges, fewer nested loops, smaller numbers",
+    "A0306": "name each seat 0 to player_count - 1 in one team at most, and leave no team empty",
     "A0401": "name a declaration of the base game, and follow `override` with it",
+    "A0501": "keep the files in the spec's folder, or trust their folder with --allow-path DIR",
+    "A0502": "name a regular file",
+    "A0503": "split the file, or keep only what the rules need",
+    "A0504": "flatten the data",
 }
 
 
@@ -168,7 +191,18 @@ def render(d: Diagnostic, sources: Optional[dict] = None) -> str:
     for n in d.notes:
         out.append(f"  = note: {n}")
     out.append(f"  = help: {d.hint or DEFAULT_HINTS.get(d.code, '')}")
-    return "\n".join(out)
+    return "\n".join(printable(line) for line in out)
+
+
+# Control characters (ESC, BEL, NUL...) but the tab: a spec's text must not
+# drive the terminal a diagnostic is printed on.
+_CONTROL = {c: "?" for c in list(range(0x20)) + list(range(0x7F, 0xA0)) if c != 0x09}
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character shown as ``?`` (one for one,
+    so that a caret keeps its column)."""
+    return text.translate(_CONTROL)
 
 
 def render_all(diags: Iterable[Diagnostic], sources: Optional[dict] = None) -> str:

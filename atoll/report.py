@@ -328,22 +328,31 @@ def build(summary: dict) -> tuple[list, dict]:
     return blocks, files
 
 
+_MD = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "`": "\\`",
+                     "[": "\\[", "]": "\\]", "|": "\\|"})
+
+
+def md_text(text) -> str:
+    """Text (a game's title, an ending, a problem) as Markdown: on one line,
+    with no HTML, code, link or table cell of its own."""
+    return " ".join(str(text).split()).translate(_MD)
+
+
 def to_markdown(blocks: list) -> str:
     out = []
     for b in blocks:
         if b[0] == "h1":
-            out.append(f"# {b[1]}")
+            out.append(f"# {md_text(b[1])}")
         elif b[0] == "h2":
-            out.append(f"## {b[1]}")
+            out.append(f"## {md_text(b[1])}")
         elif b[0] == "p":
-            out.append(b[1])
+            out.append(md_text(b[1]))
         elif b[0] == "table":
-            cell = lambda t: t.replace("|", "\\|")   # noqa: E731
-            out.append("\n".join(["| " + " | ".join(map(cell, b[1])) + " |",
+            out.append("\n".join(["| " + " | ".join(map(md_text, b[1])) + " |",
                                   "|" + "---|" * len(b[1])] +
-                                 ["| " + " | ".join(map(cell, r)) + " |" for r in b[2]]))
+                                 ["| " + " | ".join(map(md_text, r)) + " |" for r in b[2]]))
         elif b[0] == "figure":
-            out.append(f"![{b[2]}]({b[1]})")
+            out.append(f"![{md_text(b[2])}]({b[1]})")
     return "\n\n".join(out) + "\n"
 
 

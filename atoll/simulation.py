@@ -196,11 +196,12 @@ class SpecBundle:
     digest: str
 
 
-def spec_bundle(path) -> SpecBundle:
-    """Read a spec and everything it reads into a :class:`SpecBundle`.
+def spec_bundle(path, allow=()) -> SpecBundle:
+    """Read a spec and everything it reads into a :class:`SpecBundle`
+    (``allow``: folders it may read besides its own, as for ``compile_spec``).
     Raises SpecError when the spec does not compile."""
     path = Path(path)
-    comp = pipeline.compile_spec(path)
+    comp = pipeline.compile_spec(path, allow)
     names = [Path(f).resolve() for f in comp.program.sources]
     names += [(Path(d.span.file).parent / d.path).resolve() for d in comp.program.data.values()]
     names = sorted(set(names))
@@ -227,7 +228,7 @@ def game_from_bundle(bundle: SpecBundle, players: Optional[int], options: Option
                 f = Path(d, rel)
                 f.parent.mkdir(parents=True, exist_ok=True)
                 f.write_text(text, encoding="utf-8")
-            comp = pipeline.compile_spec(Path(d, bundle.root))   # reads every file now
+            comp = pipeline.compile_spec(Path(d, bundle.root), allow=[d])   # reads every file now
         cache[key] = pipeline.instantiate(comp, players, options)
     return cache[key]
 

@@ -25,15 +25,28 @@ page, or to the source folder when it starts with ``/``):
 ``atoll-pipeline`` (one ``name: caption`` a line, ``:branches:``)
     A picture of a pipeline of stages.
 
+``atoll-generated``
+    Marks a page as generated: raw HTML and file insertion are off for the
+    rest of the page (every page the extension writes starts with it).
+
 Roles: ``:atoll:`code``` (highlighted spec code), ``:atoll-verdict:`VERDICT
 <ok>``` (a coloured badge), ``:atoll-assumption:`text``` (a marker).
 Pictures are SVG files written under ``_atoll/`` in the source folder;
-verification results are cached (see ``atoll.verify.cache``).
+verification results are cached (see ``atoll.verify.cache``). A spec reads
+files in its own folder tree, in the folders of ``atoll_specs`` and in those
+of ``atoll_allow_paths`` (relative to ``conf.py``), nowhere else.
+
+A spec is untrusted input: the text the directives generate escapes every
+text of the spec (``atoll.docgen.rst``) and is parsed with raw HTML and file
+insertion switched off (``untrusted``), so that a missed escape still cannot
+put a script into a page or a local file's content into the site.
 """
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import unquote
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -66,7 +79,8 @@ def toolchain_files() -> list[str]:
 # ---------------------------------------------------------------- roles
 
 def atoll_code_role(name, rawtext, text, lineno, inliner, options=None, content=()):
-    node = nodes.literal(rawtext, text, language="atoll", classes=["code", "highlight", "atoll"])
+    node = nodes.literal(rawtext, nodes.unescape(text), language="atoll",
+                         classes=["code", "highlight", "atoll"])
     return [node], []
 
 
@@ -76,7 +90,7 @@ _VERDICT_CLASSES = (("PROVED", "proved"), ("HOLDS", "holds"), ("NO VIOLATION", "
 
 
 def verdict_role(name, rawtext, text, lineno, inliner, options=None, content=()):
-    m = re.fullmatch(r"(.*?)\s*<(ok|unexpected)>", text.strip())
+    m = re.fullmatch(r"(.*?)\s*<(ok|unexpected)>", nodes.unescape(text).strip())
     verdict, flag = (m.group(1), m.group(2)) if m else (text.strip(), "ok")
     kind = next((c for prefix, c in _VERDICT_CLASSES if verdict.startswith(prefix)), "unknown")
     classes = ["atoll-verdict", f"atoll-verdict-{kind}",
@@ -86,16 +100,40 @@ def verdict_role(name, rawtext, text, lineno, inliner, options=None, content=())
 
 
 def assumption_role(name, rawtext, text, lineno, inliner, options=None, content=()):
-    return [nodes.inline(rawtext, text, classes=["atoll-assumption"])], []
+    return [nodes.inline(rawtext, nodes.unescape(text), classes=["atoll-assumption"])], []
 
 
 # ---------------------------------------------------------------- directives
+
+@contextmanager
+def untrusted(document):
+    """Raw HTML and file insertion (``raw``, ``include``, ``csv-table``'s
+    files...) switched off while generated text is parsed."""
+    s = document.settings
+    old = (getattr(s, "raw_enabled", True), getattr(s, "file_insertion_enabled", True))
+    s.raw_enabled = s.file_insertion_enabled = False
+    try:
+        yield
+    finally:
+        s.raw_enabled, s.file_insertion_enabled = old
+
+
+class GeneratedDirective(SphinxDirective):
+    """``.. atoll-generated::``: the rest of the page is generated text, so
+    raw HTML and file insertion are off until its end."""
+
+    def run(self):
+        s = self.state.document.settings
+        s.raw_enabled = s.file_insertion_enabled = False
+        return []
+
 
 class _AtollDirective(SphinxDirective):
     """Shared by the directives: parse generated reST, store pictures."""
 
     def render(self, text: str) -> list[nodes.Node]:
-        return self.parse_text_to_nodes(text, allow_section_headings=True)
+        with untrusted(self.state.document):
+            return self.parse_text_to_nodes(text, allow_section_headings=True)
 
     def picture(self, name: str, svg: str, caption: str) -> list[str]:
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
@@ -105,7 +143,7 @@ class _AtollDirective(SphinxDirective):
         if not path.exists() or path.read_text(encoding="utf-8") != svg:
             path.write_text(svg, encoding="utf-8")
         return [f".. figure:: /{PICTURES}/{name}.svg", f"   :alt: {name}", "",
-                f"   {caption}", ""]
+                "   " + " ".join(caption.split()), ""]
 
     def shown_path(self, path: Path) -> str:
         """A spec's path as a page shows it: from the project's root (the
@@ -115,7 +153,10 @@ class _AtollDirective(SphinxDirective):
         return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
 
     def spec_path(self, arg: str) -> Path:
-        _, abs_path = self.env.relfn2path(arg, self.env.docname)
+        """The spec a directive names; generated pages write its path
+        %-encoded (``atoll.docgen.site``), so that any file name is one
+        plain argument."""
+        _, abs_path = self.env.relfn2path(unquote(arg), self.env.docname)
         return Path(abs_path)
 
     def load(self, arg: str):
@@ -189,7 +230,7 @@ _PARTS = {
     "state": lambda d, c: rulebook.state_table(d, designer=True),
     "assumptions": lambda d, c: rulebook.assumptions_section(d),
     "unmodelled": lambda d, c: rulebook.unmodelled_section(d),
-    "flow": lambda d, c: rulebook.flow_lines(d, lambda n: f"``{n}``"),
+    "flow": lambda d, c: rulebook.flow_lines(d, lambda n: rst.code(n)),
     "phases": lambda d, c: [l for ph in d.prog.phases.values()
                             for l in rulebook.phase_section(d, ph, False, rulebook.label(d.slug, "part"))],
     "endings": lambda d, c: [l for en in d.prog.endings.values()
@@ -318,9 +359,10 @@ class GamesDirective(_AtollDirective):
             slug, _, arg = line.strip().partition(" ")
             doc = self.load(arg.strip())
             lo, hi = doc.prog.player_range
+            slug = rst.slug(slug)
             links = (f":doc:`players' rulebook <{slug}/players>`, "
                      f":doc:`designer's edition <{slug}/designer>`")
-            rows.append([f":doc:`{rst.esc(doc.title)} <{slug}/index>`",
+            rows.append([f":doc:`{rst.esc(doc.title)} <{rst.slug(slug)}/index>`",
                          f"{lo} to {hi}" if lo != hi else str(lo), links])
         if not rows:
             return self.render("No game was found.\n")
@@ -331,6 +373,8 @@ class GamesDirective(_AtollDirective):
 # ---------------------------------------------------------------- setup
 
 def _generate(app) -> None:
+    from atoll.compiler import files
+    files.trust(*site.trusted_folders(app.config, Path(app.confdir)))
     site.write_pages(app)
 
 
@@ -353,6 +397,7 @@ def setup(app):
     app.add_config_value("atoll_verify_timeout", 20.0, "env")
     app.add_config_value("atoll_cache_dir", "", "env")
     app.add_config_value("atoll_example_seed", 1, "env")
+    app.add_config_value("atoll_allow_paths", [], "env")
     app.add_lexer("atoll", AtollLexer)
     app.add_role("atoll", atoll_code_role)
     app.add_role("atoll-verdict", verdict_role)
@@ -362,7 +407,8 @@ def setup(app):
                       ("atoll-section", SectionDirective), ("atoll-dashboard", DashboardDirective),
                       ("atoll-diagnostic", DiagnosticDirective),
                       ("atoll-diagnostics", DiagnosticsDirective), ("atoll-cli", CliDirective),
-                      ("atoll-pipeline", PipelineDirective), ("atoll-games", GamesDirective)):
+                      ("atoll-pipeline", PipelineDirective), ("atoll-games", GamesDirective),
+                      ("atoll-generated", GeneratedDirective)):
         app.add_directive(name, cls)
     app.connect("builder-inited", _generate)
     app.connect("builder-inited", _static)

@@ -8,12 +8,11 @@ Every phase reports all its problems before the pipeline stops.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from atoll.compiler import limits, runtime, stdlib
+from atoll.compiler import files, limits, runtime, stdlib
 from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker, check_types
@@ -22,6 +21,7 @@ from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
+from atoll.compiler.teams import problem as teams_problem
 from atoll.compiler.values import BadValue, ValueCodec
 from atoll.diagnostics import Diagnostic, Reporter, SpecError, did_you_mean
 from atoll.grammar import ast as A
@@ -99,12 +99,17 @@ def _origin_span(prog: Program, pyname: str):
 
 
 def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
-               via: Optional[A.Span] = None) -> Optional[list]:
+               via: Optional[A.Span] = None, access: Optional[files.Access] = None) -> Optional[list]:
     """Parse a file and, for a variant, the files it extends, merged.
-    ``via`` is the `extends` that named this file, for error positions."""
+    ``via`` is the `extends` that named this file, for error positions;
+    ``access`` the folders the spec may read (see ``files``)."""
     key = str(path)
+    access = access or files.Access(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = access.read_text(path, "spec")
+    except files.Refused as e:
+        rep.add(e.code, e.message, via, e.hint)
+        return None
     except (OSError, UnicodeDecodeError) as e:
         why = e.strerror if isinstance(e, OSError) else str(e)
         rep.add("A0003", f"cannot read {path}: {why}", via,
@@ -120,11 +125,15 @@ def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
         return [i for i in items if not isinstance(i, A.OverrideDecl)]
     if len(ext) > 1:
         rep.add("A0401", "a variant extends one game", ext[1].span)
-    base_path = (path.parent / ext[0].path).resolve()
+    base_path = path.parent / ext[0].path
+    try:
+        base_path = base_path.resolve()
+    except ValueError:   # no path at all (a null byte): reading it says so
+        pass
     if base_path in seen:
         rep.add("A0401", f"{ext[0].path} extends itself in a cycle", ext[0].span)
         return None
-    base = read_items(base_path, rep, sources, seen + (base_path,), ext[0].span)
+    base = read_items(base_path, rep, sources, seen + (base_path,), ext[0].span, access)
     if base is None:
         if not rep.errors:
             rep.add("A0401", f"cannot extend {ext[0].path}", ext[0].span)
@@ -178,17 +187,21 @@ def merge(base: list, variant: list, rep: Reporter) -> list:
     return out
 
 
-def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter) -> dict:
+def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter,
+               access: Optional[files.Access] = None) -> dict:
     out = {}
+    access = access or files.Access(prog.file)
     for d in prog.data.values():
         path = Path(d.span.file).parent / d.path   # relative to the file that declares it
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))   # (RecursionError: nested too deep)
+            raw = files.parse_json(access.read_text(path, "data", d.path), d.path)
             if d.key is not None:
                 if not isinstance(raw, dict) or d.key not in raw:
                     raise ValueError(f"it has no top-level key {d.key!r}")
                 raw = raw[d.key]
             out[d.name] = codec.from_json(checker.resolve(d.type), raw, d.name)
+        except files.Refused as e:
+            rep.add(e.code, f"data file {e.message}", d.span, e.hint)
         except OSError as e:
             rep.add("A0301", f"cannot read data file {d.path}: {e.strerror}", d.span,
                     "data paths are relative to the spec file")
@@ -200,12 +213,15 @@ def _load_data(prog: Program, codec: ValueCodec, checker: Checker, rep: Reporter
     return out
 
 
-def compile_spec(path) -> Compiled:
-    """Parse, check and lower a spec; raise SpecError with every problem found."""
+def compile_spec(path, allow=()) -> Compiled:
+    """Parse, check and lower a spec; raise SpecError with every problem found.
+    The spec reads files in its own folder tree only, and in the folders of
+    ``allow`` (see ``atoll.compiler.files``)."""
     path = Path(path)
+    access = files.Access(path, allow)
     sources: dict[str, str] = {}
     rep = Reporter()
-    items = read_items(path, rep, sources)
+    items = read_items(path, rep, sources, access=access)
     if items is None or rep.errors:
         raise SpecError(rep.items, sources)
     prog = collect(items, str(path), sources, rep)
@@ -221,7 +237,7 @@ def compile_spec(path) -> Compiled:
     if rep.errors:
         raise SpecError(rep.items, sources)
     checker = Checker(prog, Reporter())
-    data = _load_data(prog, codec_of(prog, checker), checker, rep)
+    data = _load_data(prog, codec_of(prog, checker), checker, rep, access)
     if rep.errors:
         raise SpecError(rep.items, sources)
     source, layout = _lowered(prog)
@@ -326,6 +342,12 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
                                             r.span, f"this needs: {_src(sources, r.cond.span)}")], sources)
         teams = _evaluate(lambda: tuple(tuple(t) for t in ns["teams"]()), "the teams",
                           prog.teams.span if prog.teams else prog.game.span, sources)
+    bad_teams = teams_problem(teams, players)
+    if bad_teams:
+        raise SpecError([Diagnostic("A0306", f"the teams of {players} players: {bad_teams}",
+                                    prog.teams.span if prog.teams else None,
+                                    "name each seat 0 to player_count - 1 in one team at most, "
+                                    "and leave no team empty")], sources)
     ns["TEAM_OF"] = {p: t for t in teams for p in t}
     for p in range(players):
         ns["TEAM_OF"].setdefault(p, (p,))
@@ -505,28 +527,25 @@ def _bag_minus(a, b):
 _CACHE: dict = {}
 
 
-def load(path, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
-    """Compile (cached by path and the contents of every file it reads) and instantiate a spec."""
+def load(path, players: Optional[int] = None, options: Optional[dict] = None,
+         allow=()) -> runtime.Game:
+    """Compile (cached by path, the folders it may read and the contents of
+    every file it reads) and instantiate a spec. ``allow``: folders the spec
+    may read besides its own (see ``compile_spec``)."""
     path = Path(path)
-    key = str(path.resolve())
+    key = (str(path.resolve()), files.Access(path, allow).key)
     hit = _CACHE.get(key)
     if hit is not None and _stamps(hit[0]) == hit[1]:
         comp = hit[2]
     else:
-        comp = compile_spec(path)
-        files = list(comp.program.sources) + [str(Path(d.span.file).parent / d.path)
-                                              for d in comp.program.data.values()]
-        _CACHE[key] = (files, _stamps(files), comp)
+        comp = compile_spec(path, allow)
+        read = list(comp.program.sources) + [str(Path(d.span.file).parent / d.path)
+                                             for d in comp.program.data.values()]
+        _CACHE[key] = (read, _stamps(read), comp)
     return instantiate(comp, players, options)
 
 
-def _stamps(files) -> tuple:
-    """Digests of the contents of every file a compiled spec came from."""
-    import hashlib
-    out = []
-    for f in files:
-        try:
-            out.append(hashlib.sha256(Path(f).read_bytes()).hexdigest())
-        except OSError:
-            out.append(None)
-    return tuple(out)
+def _stamps(names) -> tuple:
+    """Digests of the contents of every file a compiled spec came from
+    (read as compiling reads them: regular files, within the size caps)."""
+    return tuple(files.digest(f) for f in names)

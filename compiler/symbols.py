@@ -99,6 +99,12 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             if prog.game is not None:
                 rep.add("A0102", "a spec has one game block", it.span)
             prog.game = it
+            keys: set = set()
+            for e in it.meta:
+                if e.key in keys:
+                    rep.add("A0108", f"`{e.key}` is given twice in the game block", e.span,
+                            "give each entry of the game block once")
+                keys.add(e.key)
         elif isinstance(it, A.EnumDecl):
             if it.name in prog.enums or it.name in prog.records:
                 rep.add("A0102", f"type `{it.name}` is defined twice", it.span)

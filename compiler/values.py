@@ -22,6 +22,8 @@ from typing import Callable, Optional
 #: without end long before it slows the game down.
 INT_BOUND = 10 ** 18
 
+from atoll.compiler.files import brief   # a diagnostic quotes a short prefix of a value
+
 
 class BadValue(ValueError):
     """A JSON value does not fit its declared type; ``where`` is the place

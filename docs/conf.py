@@ -27,6 +27,7 @@ highlight_language = "none"
 # the contents of the specs, so the next builds are fast.
 atoll_specs = ["../spec"]
 atoll_diagnostic_examples = "../tests/bad"
+atoll_allow_paths = ["../tests/good"]   # some examples of bad variants extend the good games
 atoll_verify_games = 100
 atoll_example_seed = 3
 

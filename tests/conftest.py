@@ -2,6 +2,15 @@ import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 import pytest
 
+from atoll.compiler import files
+
+# A spec reads files only in its own folder tree (docs/trust.md). The shipped
+# variants (spec/variants/) extend the games in the folder above, and some bad
+# specs of tests/bad extend games of tests/good: the suite trusts those
+# folders, as `atoll check spec` trusts the folder it is given.
+_ROOT = pathlib.Path(__file__).resolve().parent.parent
+files.trust(_ROOT / "spec", _ROOT / "tests" / "good")
+
 
 @pytest.fixture(scope="session")
 def verify_cache(tmp_path_factory):

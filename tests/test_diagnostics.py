@@ -105,10 +105,26 @@ def _load(path, **kw):
     return atoll.load(path, **kw)
 
 
+def _too_large():
+    """A spec whose data file is one byte over the cap (a sparse file: no room taken)."""
+    import tempfile
+    from atoll.compiler import files
+    folder = Path(tempfile.mkdtemp(prefix="atoll-a0503-"))
+    with open(folder / "big.json", "wb") as f:
+        f.truncate(files.MAX_DATA_BYTES + 1)
+    (folder / "g.atoll").write_text((TESTS / "bad" / "a0301_missing_data_file.atoll").read_text()
+                                    .replace("data/no_such_file.json", "big.json"))
+    return atoll.compile_spec(folder / "g.atoll")
+
+
 # code -> list of (description, callable raising SpecError, text the message must contain)
 API_CASES = {
     "A0003": [("the spec file does not exist",
                lambda: atoll.compile_spec(TESTS / "bad" / "no_such_spec.atoll"), "no_such_spec")],
+    "A0503": [("a data file over the size cap", _too_large, "16 MiB")],
+    "A0306": [("teams that name a seat the player count does not have",
+               lambda: _load(TESTS / "bad" / "load" / "a0306_teams_out_of_range.atoll", players=3),
+               "seat 3")],
     "A0302": [
         ("a player count outside the game's range",
          lambda: _load(DRAW, players=5), "2 to 3 players"),

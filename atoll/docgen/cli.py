@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from atoll.docgen.rst import code_block, esc, heading, table
+from atoll.docgen.rst import code, code_block, esc, heading, table
 
 
 def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
@@ -20,11 +20,11 @@ def _arguments(parser: argparse.ArgumentParser) -> list[list[str]]:
     for a in parser._actions:
         if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
-        names = ", ".join(f"``{s}``" for s in a.option_strings) or f"``{a.metavar or a.dest}``"
+        names = ", ".join(code(s) for s in a.option_strings) or code(a.metavar or a.dest)
         if a.option_strings and a.nargs != 0:
-            names += f" ``{a.metavar or a.dest.upper()}``"
+            names += f" {code(a.metavar or a.dest.upper())}"
         default = "" if a.default in (None, False, argparse.SUPPRESS) or a.nargs == 0 \
-            else f"``{a.default}``"
+            else code(a.default)
         rows.append([names, esc(a.help or ""), default])
     return rows
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from atoll.docgen import figures, verdicts
-from atoll.docgen.rst import code_block, esc, heading, indent, label, lit
+from atoll.docgen.rst import code, code_block, emph, esc, heading, indent, label, lit
 from atoll.docgen.rulebook import (SpecDoc, assumptions_section, components, constants_table,
                                    ending_entry, flow_lines, house_rules, metadata, notes_block,
                                    option_rows, options_table, phase_section, requirements,
@@ -23,12 +23,12 @@ def terms(doc: SpecDoc) -> list[str]:
     out = heading("Terms used in the rules", "-")
     builtin = {**stdlib.CONTEXT_VALUES, **stdlib.BUILTIN_VALUES}
     out += ["In the rules below, " + "; ".join(
-        f"``{name}`` is {esc(doc_.partition(': ')[2].rstrip('.'))}"
+        f"{code(name)} is {esc(doc_.partition(': ')[2].rstrip('.'))}"
         for name, (_, doc_) in builtin.items()) + ".", ""]
     for d in doc.prog.defs.values():
         if not d.notes.summary:
             continue
-        out += [f"``{d.name}({', '.join(q.name for q in d.params)})``"]
+        out += [code(f"{d.name}({', '.join(q.name for q in d.params)})")]
         out += indent(notes_block(doc, d.notes), 3)
     return out
 
@@ -51,11 +51,11 @@ class Context:
 
 def players_edition(doc: SpecDoc, ctx: Context) -> str:
     prefix = label(doc.slug, "players")
-    ph_ref = lambda n: f":ref:`{n} <{label(prefix, 'phase', n)}>`"
+    ph_ref = lambda n: f":ref:`{esc(n)} <{label(prefix, 'phase', n)}>`"
     p = doc.prog
     out = [f"This is the rulebook of {esc(doc.title)} for players, generated from the spec "
-           f"``{doc.path.name}``. Rule texts are the spec's own summaries; each names the section "
-           f"of *{esc(doc.rulebook)}* it formalizes.", ""]
+           f"{code(doc.path.name)}. Rule texts are the spec's own summaries; each names the section "
+           f"of {emph(doc.rulebook)} it formalizes.", ""]
     out += metadata(doc)
     out += heading("Components", "-")
     out += components(doc, designer=False)
@@ -97,9 +97,9 @@ def players_edition(doc: SpecDoc, ctx: Context) -> str:
 
 def designer_edition(doc: SpecDoc, ctx: Context) -> str:
     prefix = label(doc.slug, "designer")
-    ph_ref = lambda n: f":ref:`{n} <{label(prefix, 'phase', n)}>`"
+    ph_ref = lambda n: f":ref:`{esc(n)} <{label(prefix, 'phase', n)}>`"
     p = doc.prog
-    out = [f"The designer's edition of {esc(doc.title)}: every rule of the spec ``{doc.path.name}`` "
+    out = [f"The designer's edition of {esc(doc.title)}: every rule of the spec {code(doc.path.name)} "
            "in words and in the spec's own notation, the verdicts of its properties, the house "
            "rules and the modelling assumptions.", ""]
     out += metadata(doc)
@@ -122,7 +122,7 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
         out += heading("Functions", "-")
         for d in p.defs.values():
             sig = f"{d.name}({', '.join(f'{q.name}: {q.type}' for q in d.params)}): {d.type}"
-            out += [f"``{sig}``", ""] + indent(notes_block(doc, d.notes,
+            out += [code(sig), ""] + indent(notes_block(doc, d.notes,
                                                             "*(no description)*"), 3)
             out += code_block(doc.excerpt(d))
     out += heading("State", "-") + state_table(doc, designer=True)

@@ -24,7 +24,7 @@ from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.planarity import faces
 from atoll.docgen import svg as pictures
-from atoll.docgen.rst import esc, table
+from atoll.docgen.rst import code, esc, table
 
 _COLLS = ("list", "set", "bag")
 
@@ -137,15 +137,15 @@ def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: st
         if name not in obs or not isinstance(obs[name], list):
             continue
         svg = grid_svg(game, name, t, obs[name], _markers(obs, marks), f"{name}: {caption}")
-        out += ctx.picture(f"{stem}-{name}", svg, f"``{name}``: {caption}")
+        out += ctx.picture(f"{stem}-{name}", svg, f"{code(name)}: {caption}")
     for g in graphs(doc):
         nodes, links = owner_vars(doc, g)
         if not nodes and not links:
             continue
         svg = graph_svg(g, obs, nodes, links)
-        shown = ", ".join(f"``{n}``" for n in nodes + links)
+        shown = ", ".join(code(n) for n in nodes + links)
         out += ctx.picture(f"{stem}-{g['name'].replace('.', '-')}", svg,
-                           f"{shown} on the graph ``{g['name']}``: {caption}")
+                           f"{shown} on the graph {code(g['name'])}: {caption}")
     return out
 
 
@@ -244,7 +244,7 @@ def example_turn(doc, ctx) -> list[str]:
         what = ""
         if decl is not None and decl[1].notes.summary:
             what = f": {esc(decl[1].notes.summary)}"
-        out.append(f"{k}. ``{text}``{what}")
+        out.append(f"{k}. {code(text)}{what}")
     out.append("")
     out += position_pictures(doc, ctx, game, after, player, f"{doc.slug}-example-after",
                              "after the turn")
@@ -261,7 +261,7 @@ def _visible_values(game, state, player: int) -> list[str]:
         t = game.slot_types[i]
         if name in skip or name not in obs or not (isinstance(t, tuple) and t[0] == "player"):
             continue
-        rows.append([f"``{name}``", esc(_text(obs[name][player]))])
+        rows.append([code(name), esc(_text(obs[name][player]))])
     if not rows:
         return []
     return [f"What player {player} holds before the turn:", ""] + table(["", "value"], rows, [20, 80])
@@ -473,8 +473,8 @@ def graph_pictures(doc, ctx) -> list[str]:
         return []
     out = []
     for g in graphs(doc):
-        cap = (f"The graph of {g['kind']} ``{g['name']}``: {len(g['nodes'])} nodes"
-               + (f", coloured by ``{g['style_from']}``" if g.get("style_from") else "") + ".")
+        cap = (f"The graph of {g['kind']} {code(g['name'])}: {len(g['nodes'])} nodes"
+               + (f", coloured by {code(g['style_from'])}" if g.get("style_from") else "") + ".")
         out += ctx.picture(f"{doc.slug}-graph-{g['name'].replace('.', '-')}", graph_svg(g), cap)
         if g["decl"].notes.assumption:
             out += [f":atoll-assumption:`Modelling assumption` {esc(g['decl'].notes.assumption)}",
@@ -492,6 +492,6 @@ def constant_grids(doc, ctx) -> list[str]:
         if kind == "const" and isinstance(t, tuple) and t[0] == "map" and t[1] == T.POS:
             svg = grid_svg(game, name, t, v, {}, name)
             out += ctx.picture(f"{doc.slug}-const-{name}", svg,
-                               f"Constant ``{name}``" + (f": {esc(decl.notes.summary)}"
+                               f"Constant {code(name)}" + (f": {esc(decl.notes.summary)}"
                                                          if decl.notes.summary else ""))
     return out

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from atoll.compiler import names as N
-from atoll.compiler import pipeline
+from atoll.compiler import files, pipeline
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter, SpecError
 from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
-from atoll.docgen.rst import code_block, esc, heading, indent, label, lit, table
+from atoll.docgen.rst import code, code_block, emph, esc, heading, indent, label, lit, table
 
 # ---------------------------------------------------------------- the loaded spec
 
@@ -163,13 +163,10 @@ def input_files(comp) -> list[str]:
                                        for d in prog.data.values()})
 
 
-def _digest(files) -> str:
+def _digest(names) -> str:
     h = hashlib.sha256()
-    for f in files:
-        try:
-            h.update(Path(f).read_bytes())
-        except OSError:
-            h.update(b"<unreadable>")
+    for f in names:
+        h.update((files.digest(f) or "<unreadable>").encode())
     return h.hexdigest()
 
 
@@ -177,24 +174,25 @@ def load(path) -> SpecDoc:
     """Compile ``path`` (raises ``SpecError``) and index its source;
     cached by the contents of every file it reads."""
     path = Path(path).resolve()
-    hit = _LOADED.get(str(path))
+    key = (str(path), files.Access(path).key)   # the folders it may read are part of the key
+    hit = _LOADED.get(key)
     if hit is not None and _digest(hit[1]) == hit[0]:
         return hit[2]
     comp = pipeline.compile_spec(path)
-    files, ends = {}, {}
+    parsed, ends = {}, {}
     for name, text in comp.program.sources.items():
         spec = parse(text, name, Reporter())
         if spec is not None:
-            files[name] = spec
+            parsed[name] = spec
             ends.update(_bounds(spec, len(text.splitlines())))
     base = None
-    own = files.get(str(path))
+    own = parsed.get(str(path))
     ext = [i for i in own.items if isinstance(i, A.ExtendsDecl)] if own else []
     if ext:
         base = (path.parent / ext[0].path).resolve()
-    doc = SpecDoc(path, comp, files, ends, base)
+    doc = SpecDoc(path, comp, parsed, ends, base)
     read = input_files(comp)
-    _LOADED[str(path)] = (_digest(read), read, doc)
+    _LOADED[key] = (_digest(read), read, doc)
     return doc
 
 
@@ -203,7 +201,7 @@ def load(path) -> SpecDoc:
 def cites_text(doc: SpecDoc, notes: A.Notes) -> str:
     if not notes.cites:
         return ""
-    return "Rulebook: " + "; ".join(f"*{esc(c)}*" for c in notes.cites) + "."
+    return "Rulebook: " + "; ".join(emph(c) for c in notes.cites) + "."
 
 
 def summary(notes: A.Notes, fallback: str = "") -> str:
@@ -328,7 +326,7 @@ def phase_section(doc: SpecDoc, ph: A.PhaseDecl, designer: bool, prefix: str) ->
     out += heading(f"Phase {ph.name}", "~")
     out += notes_block(doc, ph.notes, "*The spec gives this phase no description.*")
     if ph.vars:
-        kept = ", ".join(f"``{v.name}`` ({esc(v.notes.summary) if v.notes.summary else 'at first ' + lit(doc.text(v.init.span))})"
+        kept = ", ".join(f"{code(v.name)} ({esc(v.notes.summary) if v.notes.summary else 'at first ' + lit(doc.text(v.init.span))})"
                          for v in ph.vars)
         out += [f"While the phase lasts, it keeps {kept}; they start afresh each time the phase "
                 "starts.", ""]
@@ -381,12 +379,12 @@ def option_rows(doc: SpecDoc, kind: str) -> list[list[str]]:
         if t == T.BOOL:
             choices = "``true``, ``false``"
         elif isinstance(t, tuple) and t[0] == "enum":
-            choices = ", ".join(f"``{m}``" for m in doc.prog.enums[t[1]].members)
+            choices = ", ".join(code(m) for m in doc.prog.enums[t[1]].members)
         else:
             choices = esc(T.show(t))
         desc = " ".join(x for x in (summary(o.notes), cites_text(doc, o.notes)) if x)
         desc += "".join(" " + a for a in assumption_line(o.notes))
-        rows.append([f"``{o.name}``", choices, lit(doc.text(o.default.span)), desc])
+        rows.append([code(o.name), choices, lit(doc.text(o.default.span)), desc])
     return rows
 
 
@@ -452,12 +450,12 @@ def constants_table(doc: SpecDoc, designer: bool) -> list[str]:
         else:
             vals = constant_values(doc, k)
             if len(vals) == 1:
-                value = f"``{vals[0][1]}``"
+                value = code(vals[0][1])
             else:
-                value = "; ".join(f"``{v}`` ({esc(_config_words(c))})" for c, v in vals)
+                value = "; ".join(f"{code(v)} ({esc(_config_words(c))})" for c, v in vals)
         desc = " ".join(x for x in (summary(k.notes), cites_text(doc, k.notes)) if x)
         desc += "".join(" " + a for a in assumption_line(k.notes))
-        rows.append([f"``{k.name}``", value, desc])
+        rows.append([code(k.name), value, desc])
     if not rows:
         return []
     return table(["name", "value", "description"], rows, [16, 34, 50])
@@ -478,10 +476,10 @@ def state_table(doc: SpecDoc, designer: bool) -> list[str]:
     rows = []
     for v in doc.prog.state.values():
         who = "each player's" if v.scope == "player" else "shared"
-        row = [f"``{v.name}``", who, _visibility(v),
+        row = [code(v.name), who, _visibility(v),
                " ".join(x for x in (summary(v.notes), cites_text(doc, v.notes)) if x)]
         if designer:
-            row.insert(1, f"``{T.show(doc.resolve(v.type))}``")
+            row.insert(1, code(T.show(doc.resolve(v.type))))
             row.insert(4, lit(doc.text(v.init.span)))
         rows.append(row)
     if designer:
@@ -495,18 +493,18 @@ def components(doc: SpecDoc, designer: bool) -> list[str]:
     for e in doc.prog.enums.values():
         if not e.notes.summary and not designer:
             continue
-        out += [f"**{esc(e.name)}**: " + ", ".join(f"``{m}``" for m in e.members) + ".", ""]
+        out += [f"**{esc(e.name)}**: " + ", ".join(code(m) for m in e.members) + ".", ""]
         out += indent(notes_block(doc, e.notes), 2)
     for r in doc.prog.records.values():
-        fields = ", ".join(f"``{f.name}`` (``{f.type}``)" for f in r.fields)
+        fields = ", ".join(f"{code(f.name)} ({code(f.type)})" for f in r.fields)
         out += [f"**{esc(r.name)}**: a record of {fields}.", ""]
         out += indent(notes_block(doc, r.notes), 2)
     for d in doc.prog.data.values():
         value = doc.comp.data.get(d.name)
         t = doc.resolve(d.type)
         size = f"{len(value)} " if hasattr(value, "__len__") else ""
-        out += [f"**{esc(d.name)}**: {size}× ``{T.show(T.element(t) if T.is_collection(t) else t)}``"
-                f", read from ``{d.path}``.", ""]
+        out += [f"**{esc(d.name)}**: {size}× {code(T.show(T.element(t) if T.is_collection(t) else t))}"
+                f", read from {code(d.path)}.", ""]
         out += indent(notes_block(doc, d.notes), 2)
         out += indent(data_contents(doc, d), 2)
     return out
@@ -540,7 +538,7 @@ def data_contents(doc: SpecDoc, d: A.DataDecl, limit: int = 40) -> list[str]:
     if len(rows) > limit:
         more = [f"(and {len(rows) - limit} more kinds)", ""]
         rows = rows[:limit]
-    return table([f for f, _ in fields] + ["how many"], rows) + more
+    return table([esc(f) for f, _ in fields] + ["how many"], rows) + more
 
 
 def house_rules(doc: SpecDoc) -> list[str]:
@@ -591,7 +589,7 @@ def assumptions_section(doc: SpecDoc) -> list[str]:
            "   Each assumption below fills in something the rulebook does not give (data, "
            "seating, the reading of a rule). Results that depend on one depend on the "
            "assumption too.", ""]
-    rows = [[esc(kind), f"``{name}``" if name and " " not in name else lit(name),
+    rows = [[esc(kind), code(name) if name and " " not in name else lit(name),
              ":atoll-assumption:`assumption` " + esc(n.assumption)
              + (" " + cites_text(doc, n) if n.cites else "")] for kind, name, n in items]
     return out + table(["kind", "rule", "assumption"], rows, [12, 18, 70])
@@ -600,7 +598,7 @@ def assumptions_section(doc: SpecDoc) -> list[str]:
 def unmodelled_section(doc: SpecDoc) -> list[str]:
     if not doc.prog.unmodelled:
         return ["The spec leaves nothing of the rulebook out on purpose.", ""]
-    rows = [[f"``{u.name}``", " ".join(x for x in (summary(u.notes), cites_text(doc, u.notes)) if x)]
+    rows = [[code(u.name), " ".join(x for x in (summary(u.notes), cites_text(doc, u.notes)) if x)]
             for u in doc.prog.unmodelled.values()]
     return ["What the rulebook says that the model leaves out, on purpose:", ""] + \
         table(["item", "what and why"], rows, [20, 80])
@@ -626,6 +624,6 @@ def metadata(doc: SpecDoc) -> list[str]:
         if v is not None:
             out.append(f":{key}: {esc(v)}")
     if doc.modes:
-        out.append(":modes: " + ", ".join(f"``{m}``" for m in doc.modes))
-    out.append(f":spec: ``{doc.path.name}``")
+        out.append(":modes: " + ", ".join(code(m) for m in doc.modes))
+    out.append(f":spec: {code(doc.path.name)}")
     return out + [""]

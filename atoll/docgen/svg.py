@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from typing import Optional
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _escape
 
 # Softer shades for enum members that are named after a colour; any other
 # member gets the next colour of PALETTE.
@@ -26,6 +26,15 @@ PALETTE = ("#7aa6d8", "#e8a15d", "#8cc48a", "#d98aa8", "#b49ad8", "#d8c86a", "#7
 PLAYER_COLOURS = ("#1f3f8f", "#b3261e", "#1e7a3c", "#7b3fa0", "#b8860b", "#0e7c86",
                   "#8a4b14", "#4d4d4d")
 FONT = "font-family='DejaVu Sans, Verdana, sans-serif'"
+
+
+def escape(text) -> str:
+    """Text for an SVG element: ``&``, ``<`` and ``>`` escaped, and every
+    character XML does not allow (control characters, lone surrogates)
+    dropped, so that any text of a spec gives a well-formed picture."""
+    ok = "".join(c for c in str(text) if c in "\t\n\r" or not (
+        c < " " or "\x7f" <= c <= "\x9f" or "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff"))
+    return _escape(ok)
 
 
 def member_colours(members) -> dict[str, str]:

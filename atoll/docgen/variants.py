@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from atoll.docgen import verdicts
-from atoll.docgen.rst import code_block, esc, heading, indent, table
+from atoll.docgen.rst import code, code_block, esc, heading, indent, table
 from atoll.docgen.rulebook import SpecDoc, _kind_word, assumptions, load, metadata, notes_block
 from atoll.grammar import ast as A
 
@@ -50,8 +50,8 @@ def changes(doc: SpecDoc) -> list[tuple[str, object, Optional[object]]]:
 
 def variant_page(doc: SpecDoc, ctx) -> str:
     base = load(doc.base) if doc.base else None
-    out = [f"A variant of {esc(base.title) if base else 'a game'} (``{doc.path.name}`` extends "
-           f"``{base.path.name if base else '?'}``). Everything not listed here is as in the game.",
+    out = [f"A variant of {esc(base.title) if base else 'a game'} ({code(doc.path.name)} extends "
+           f"{code(base.path.name if base else '?')}). Everything not listed here is as in the game.",
            ""]
     found = changes(doc)
     out += heading("What it changes", "-")
@@ -92,9 +92,9 @@ def overview(doc: SpecDoc, variants: list[SpecDoc]) -> str:
     if variants:
         rows = []
         for v in variants:
-            what = "; ".join(f"{w} {_kind_word(n)} ``{_name(n)}``" for w, n, _ in changes(v))
+            what = "; ".join(f"{w} {_kind_word(n)} {code(_name(n))}" for w, n, _ in changes(v))
             first = next((n for _, n, _ in changes(v) if getattr(n, "notes", A.Notes()).summary), None)
             desc = esc(first.notes.summary) if first is not None else ""
-            rows.append([f"``{v.path.stem}``", what, desc])
+            rows.append([code(v.path.stem), what, desc])
         out += ["Variants:", ""] + table(["variant", "changes", "in short"], rows, [22, 30, 48])
     return "\n".join(out) + "\n"

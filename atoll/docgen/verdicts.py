@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from atoll.docgen.rst import code_block, esc, heading, indent, label, lit, table
+from atoll.docgen.rst import code, code_block, esc, heading, indent, label, lit, table
 from atoll.docgen.rulebook import SpecDoc, notes_block
 
 _KIND_WORDS = {
@@ -23,7 +23,7 @@ _KIND_WORDS = {
 
 
 def badge(verdict: str, ok: bool) -> str:
-    return f":atoll-verdict:`{verdict} <{'ok' if ok else 'unexpected'}>`"
+    return f":atoll-verdict:`{esc(verdict)} <{'ok' if ok else 'unexpected'}>`"
 
 
 def _opts(r) -> str:
@@ -40,8 +40,8 @@ def detail_text(r) -> str:
 def results_table(results) -> list[str]:
     rows = []
     for r in results:
-        rows.append([f"``{r.property}``", str(r.players), esc(_opts(r)), esc(r.method),
-                     badge(r.verdict, r.ok), f"``{r.expected}``", f"{r.seconds:.2f} s",
+        rows.append([code(r.property), str(r.players), esc(_opts(r)), esc(r.method),
+                     badge(r.verdict, r.ok), code(r.expected), f"{r.seconds:.2f} s",
                      esc(detail_text(r))])
     return table(["property", "players", "options", "method", "verdict", "expected", "time",
                   "how"], rows, [14, 6, 12, 10, 16, 8, 7, 27], classes="atoll-results")
@@ -61,16 +61,16 @@ def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
     if "inputs" in cx:
         if cx.get("problem"):
             out += [esc(cx["problem"]), ""]
-        out += [f"- ``{k}`` = ``{v}``" for k, v in cx["inputs"].items()] + [""]
+        out += [f"- {code(k)} = {code(v)}" for k, v in cx["inputs"].items()] + [""]
         return out
     out += [f"Seed {cx['seed']}: {esc(cx['problem'])}.", ""]
     for step in cx["steps"]:
         who = "chance" if step["player"] == -1 else f"player {step['player']}"
         cites = f" (rulebook: {esc('; '.join(step['cites']))})" if step.get("cites") else ""
-        out.append(f"{step['step']}. {who}: ``{step['action']}``{cites}")
+        out.append(f"{step['step']}. {who}: {code(step['action'])}{cites}")
         changes = step.get("changes") or {}
         if changes:
-            out += [""] + [f"   - ``{k}`` = {esc(v)}" for k, v in changes.items()] + [""]
+            out += [""] + [f"   - {code(k)} = {esc(v)}" for k, v in changes.items()] + [""]
     out.append("")
     if doc is not None and ctx is not None:
         out += _final_position(r, doc, ctx)
@@ -97,7 +97,7 @@ def _final_position(r, doc: SpecDoc, ctx) -> list[str]:
         player = next((s["player"] for s in reversed(cx["steps"]) if s["player"] >= 0), 0)
         return figures.position_pictures(doc, ctx, game, state, player,
                                          f"{doc.slug}-cx-{r.property}-{r.players}",
-                                         f"where ``{r.property}`` fails (as player {player} sees it)")
+                                         f"where {code(r.property)} fails (as player {player} sees it)")
     return []
 
 
@@ -113,7 +113,7 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
     out = []
     for pr in p.properties.values():
         kind = _KIND_WORDS.get(pr.kind, pr.kind)
-        expect = f"; expected: ``{pr.expect}``" if pr.expect else ""
+        expect = f"; expected: {code(pr.expect)}" if pr.expect else ""
         out += [f".. _{label(doc.slug, 'property', pr.name)}:", "",
                 f"**{esc(pr.name)}**: {esc(kind)}{expect}", ""]
         out += indent(notes_block(doc, pr.notes, "*(no description)*"), 3)
@@ -152,7 +152,7 @@ def dashboard(entries, ctx) -> list[str]:
     total = bad = 0
     for doc, configs in entries:
         out += heading(doc.title + (f", variant {doc.path.stem}" if doc.base else ""), "-")
-        out += [f"Spec ``{doc.path.name}``; {len(configs)} configurations "
+        out += [f"Spec {code(doc.path.name)}; {len(configs)} configurations "
                 "(every player count times every mode the game block lists).", ""]
         props = list(doc.prog.properties)
         cols = []
@@ -161,7 +161,7 @@ def dashboard(entries, ctx) -> list[str]:
             cols.append(f"{n}p" + (f" {shown}" if shown else ""))
         rows = []
         for name in props:
-            row = [f"``{name}``"]
+            row = [code(name)]
             for _, _, results in configs:
                 r = next((x for x in results if x.property == name), None)
                 if r is None:
