@@ -31,6 +31,10 @@ from atoll.compiler import stdlib
 from atoll.compiler import types as T
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
+from atoll.verify import fold
+
+
+MAX_ITEMS = 20_000   # a collection the z3 meaning builds item by item has at most this many
 
 
 class Unsupported(Exception):
@@ -151,8 +155,12 @@ class Z3Eval:
     """Evaluates expressions of a checked program for one instantiated game
     (whose constants, options and data are concrete)."""
 
-    def __init__(self, prog: Program, game=None, depth_limit: int = 40):
+    def __init__(self, prog: Program, game=None, depth_limit: int = 40, fold: bool = True):
         self.p = prog
+        self.fold = fold
+        # Conditions the meaning needs (a key present...): the checker proves
+        # them before it trusts the value; None: such values are Unsupported.
+        self.obligations: Optional[list] = None
         self.game = game
         self.depth = 0
         self.depth_limit = depth_limit
@@ -252,7 +260,14 @@ class Z3Eval:
     def t(self, e):
         return self.p.types.get(id(e), T.UNKNOWN)
 
+    def ite(self, c, a, b):
+        return ite(c, a, b)
+
     def ev(self, e, env: dict):
+        if self.fold and self.game is not None and not isinstance(e, (A.IntLit, A.BoolLit, A.StrLit)):
+            v = fold.folded(self, e)   # a closed subterm: its value in Python, lifted
+            if v is not None:
+                return v
         if isinstance(e, A.IntLit):
             return z3.IntVal(e.value)
         if isinstance(e, A.BoolLit):
@@ -262,7 +277,7 @@ class Z3Eval:
         if isinstance(e, A.Name):
             return self.name(e, env)
         if isinstance(e, A.IfExpr):
-            return ite(self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.else_, env))
+            return self.ite(self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.else_, env))
         if isinstance(e, A.Not):
             return z3.Not(self.ev(e.operand, env))
         if isinstance(e, A.Neg):
@@ -295,7 +310,7 @@ class Z3Eval:
         if isinstance(e, A.Cases):
             out = self.fresh(self.t(e), "no_case")   # no case: any value (it is an error at run time)
             for arm in reversed(e.arms):
-                out = ite(self.ev(arm.cond, env), self.ev(arm.value, env), out)
+                out = self.ite(self.ev(arm.cond, env), self.ev(arm.value, env), out)
             return out
         if isinstance(e, A.Match):
             s = self.ev(e.subject, env)
@@ -308,7 +323,7 @@ class Z3Eval:
                 else:
                     pat = z3.IntVal(arm.pattern) if isinstance(arm.pattern, int) else \
                         z3.IntVal(self.enum_index(st[1], arm.pattern))
-                    out = ite(s == pat, v, out)
+                    out = self.ite(s == pat, v, out)
             return out
         raise Unsupported(f"the form {type(e).__name__}")  # pragma: no cover
 
@@ -344,9 +359,10 @@ class Z3Eval:
         raise Unsupported(f"`{e.name}` reads the game state; properties over pure rules cannot")
 
     def binop(self, e: A.BinOp, env):
+        return self.binop_values(e, self.ev(e.left, env), self.ev(e.right, env))
+
+    def binop_values(self, e: A.BinOp, a, b):
         op = e.op
-        a = self.ev(e.left, env)
-        b = self.ev(e.right, env)
         if op == "and":
             return z3.And(a, b)
         if op == "or":
@@ -365,6 +381,8 @@ class Z3Eval:
             if op == "+":
                 if a.kind == "set":
                     return Coll("set", a.items + [(v, z3.And(c, z3.Not(member(a, v)))) for v, c in b.items])
+                if a.kind == "bag":
+                    return Coll("bag", self.sorted_items(a.items + b.items))
                 return Coll(a.kind, a.items + b.items)
             if op == "-" and a.kind == "set":
                 return Coll("set", [(v, z3.And(c, z3.Not(member(b, v)))) for v, c in a.items])
@@ -386,26 +404,44 @@ class Z3Eval:
         obj = self.ev(e.obj, env)
         key = self.ev(e.key, env)
         if isinstance(obj, SMap):
-            out = self.fresh(t[2], "missing") if obj.entries else None
-            if out is None:
+            if not obj.entries:
                 raise Unsupported("looking up an empty map")
-            for k, v, c in reversed(obj.entries):
-                out = ite(z3.And(c, eq(k, key)), v, out)
+            entries = obj.entries
+            try:
+                out = self.fresh(t[2], "missing")   # a missing key: any value
+            except Unsupported:   # no free value of this type: the key must be there
+                self.oblige(member(obj, key), "a key of a map whose values have no free z3 value")
+                out, entries = entries[-1][1], entries[:-1]
+            for k, v, c in reversed(entries):
+                out = self.ite(z3.And(c, eq(k, key)), v, out)
             return out
         if isinstance(obj, Coll):   # the key-th present item
             return self._first_match(obj, key, t[1])
         raise Unsupported("indexing this value")
 
     def _first_match(self, obj: Coll, key, elem_t):
-        out = self.fresh(elem_t, "outside")
         pos = z3.IntVal(0)
         pairs = []
         for v, c in obj.items:
             pairs.append((z3.And(c, pos == key), v))
             pos = pos + z3.If(c, 1, 0)
+        try:
+            out = self.fresh(elem_t, "outside")   # outside the list: any value
+        except Unsupported:   # no free value of this type: the index must be inside
+            if not pairs:
+                raise Unsupported("indexing an empty list") from None
+            self.oblige(z3.And(key >= 0, key < pos), "an index into a list of items with no free z3 value")
+            out, pairs = pairs[-1][1], pairs[:-1]
         for cond, v in reversed(pairs):
-            out = ite(cond, v, out)
+            out = self.ite(cond, v, out)
         return out
+
+    def oblige(self, cond, what: str):
+        """Record a condition the value just built needs (a key present, an
+        index inside). Without a list to record it in, no meaning."""
+        if self.obligations is None:
+            raise Unsupported(f"a free value: {what} may be missing")
+        self.obligations.append(cond)
 
     def rows(self, fors, env):
         """The environments a comprehension's ``for``s generate, each with its guard."""
@@ -552,8 +588,9 @@ class Z3Eval:
                                  if dx or dy])
         if name == "distinct":
             return Coll("set", dedupe(args[0].items))
-        if name == "bag":
-            return Coll("bag", list(args[0].items))
+        if name == "bag":   # a bag keeps its items in increasing order, as the model does
+            items = args[0].items if isinstance(args[0], Coll) else [(k, g) for k, _, g in args[0].entries]
+            return Coll("bag", self.sorted_items(items))
         if name == "count_of":
             c, x = args
             return z3.Sum([z3.If(z3.And(g, eq(v, x)), 1, 0) for v, g in c.items] + [z3.IntVal(0)])
@@ -580,10 +617,12 @@ class Z3Eval:
         if name in ("range", "between"):
             vals = [self._concrete_any(a) for a in args]
             lo, hi = (0, vals[0] - 1) if name == "range" else vals
+            if hi - lo >= MAX_ITEMS:
+                raise Unsupported(f"`{name}` of more than {MAX_ITEMS} items")
             return Coll("list", [(z3.IntVal(i), TRUE) for i in range(lo, hi + 1)])
         coll = args[0]
         try:
-            universe = [(self._concrete_any(v), c) for v, c in coll.items]
+            universe = [(self._concrete_any(v), c) for v, c in coll.items if not z3.is_false(simp(c))]
         except Unsupported:
             raise Unsupported(f"`{name}` of positions that are symbolic") from None
         present = {}
@@ -599,12 +638,32 @@ class Z3Eval:
                     out.append((Coll("set", [(self._lift_plain(x), TRUE) for x in combo]),
                                 z3.And([present[x] for x in combo] + [TRUE])))
             return Coll("list", out)
-        fn = stdlib.FUNCTIONS[name][0]
-        out = []
-        for group in fn(frozenset(present)):
+        if name == "lines":
+            return self.lines(present)
+        if sum(2 ** len(line) for line in stdlib.FUNCTIONS["lines"][0](frozenset(present))) > MAX_ITEMS:
+            raise Unsupported(f"`{name}` of more than {MAX_ITEMS} groups")
+        out = []   # every subset of 2+ cells of a line of the candidates, present when all its cells are
+        for group in stdlib.FUNCTIONS[name][0](frozenset(present)):
             guard = z3.And([present[x] for x in group])
-            kind = "set" if name == "collinear_subsets" else "list"
-            out.append((Coll(kind, [(self._lift_plain(x), TRUE) for x in sorted(group)]), guard))
+            out.append((Coll("set", [(self._lift_plain(x), TRUE) for x in sorted(group)]), guard))
+        return Coll("list", out)
+
+    def lines(self, present: dict):
+        """The maximal groups of the present cells on one line: for each line
+        through the candidates, its present cells, when there are 2 or more
+        (in the order of the Python meaning: by direction, then by key)."""
+        groups: dict = {}
+        for cell in present:
+            x, y = cell
+            for d, key in enumerate((y, x, y - x, y + x)):
+                groups.setdefault((d, key), []).append(cell)
+        out = []
+        for k in sorted(groups):
+            cells = sorted(groups[k])
+            if len(cells) < 2:
+                continue
+            n = z3.Sum([z3.If(present[c], 1, 0) for c in cells])
+            out.append((Coll("list", [(self._lift_plain(c), present[c]) for c in cells]), n >= 2))
         return Coll("list", out)
 
     def _lift_plain(self, x):

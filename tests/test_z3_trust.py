@@ -1,0 +1,276 @@
+"""Verdicts that are true: regressions for the z3 layer (termination by the
+size abstraction, the z3 meaning of constants, vacuity, internal failures).
+Each spec here is small and made for the test; the wrong verdict it guards
+against was given before the fix."""
+from __future__ import annotations
+
+import pytest
+
+import atoll
+from atoll.compiler import pipeline
+from atoll.verify import verdicts as V
+from atoll.verify.runner import run
+from atoll.verify.termination import check_measure
+
+
+def verdict(tmp_path, text, name, **kw):
+    p = tmp_path / "t.atoll"
+    p.write_text(text)
+    kw.setdefault("games", 20)
+    return {r.property: r for r in run(str(p), only=[name], **kw)}[name]
+
+
+def measure_outcome(tmp_path, text, name, players=2):
+    p = tmp_path / "m.atoll"
+    p.write_text(text)
+    comp = pipeline.compile_spec(p)
+    game = pipeline.instantiate(comp, players)
+    return check_measure(comp.program, game, comp.program.properties[name], 5000)
+
+
+# ---------------------------------------------------------------- 1. set union
+UNION = """
+game union { players: 2..2 }
+state { s: set[int] = distinct([1]) }
+flow { round { turns in seats: p } }
+phase p { action add() { s = s + {1}  end phase } }
+ending full immediately when size(s) >= 2 => tie
+property ends terminates by 2 - size(s) per action
+"""
+
+
+def test_set_union_is_not_counted_as_one_more_item(tmp_path):
+    """`s + {1}` when 1 is already in s adds nothing: the game loops for ever."""
+    r = verdict(tmp_path, UNION, "ends")
+    assert r.verdict == V.VIOLATED, (r.verdict, r.detail)
+    assert "add" in r.detail["z3"]
+
+
+def test_set_union_that_surely_grows_is_still_proved(tmp_path):
+    """The size of a union is at least the larger side: adding a fresh item
+    each time (a list joined to a list) is proved, with its bound."""
+    text = UNION.replace("s: set[int] = distinct([1])", "s: list[int] = [1]").replace(
+        "s = s + {1}", "s = s + [1]")
+    r = verdict(tmp_path, text, "ends")
+    assert r.verdict == V.PROVED, r.detail
+    assert "at most 1 action" in r.detail["bound"]
+
+
+@pytest.mark.parametrize("expr,ok", [
+    ("s - {1}", False),          # may remove nothing
+    ("distinct(to_list(s) + [9])", False),
+])
+def test_other_set_operations_give_no_false_proof(tmp_path, expr, ok):
+    text = UNION.replace("s = s + {1}", f"s = {expr}").replace(
+        "2 - size(s)", "size(s)").replace("size(s) >= 2", "size(s) == 0")
+    out = measure_outcome(tmp_path, text, "ends")
+    assert (out[0] == "proved") == ok, out
+
+
+# ---------------------------------------------------------------- 2. draw inside an if
+DRAW_IN_IF = """
+game piles { players: 2..2 }
+state { pile: bag[int] = bag([1, 2]) }
+flow { round { turns in seats: p } }
+phase p { action go() { if size(pile) > 0 { draw c from pile }  end phase } }
+property ends terminates by size(pile) per action
+"""
+
+
+def test_a_draw_in_one_branch_does_not_assume_the_pile_is_not_empty(tmp_path):
+    r = verdict(tmp_path, DRAW_IN_IF, "ends")
+    assert r.verdict == V.VIOLATED, (r.verdict, r.detail)
+    out = measure_outcome(tmp_path, DRAW_IN_IF, "ends")
+    assert out[0] == "fails" and out[1] == "go"
+
+
+def test_a_draw_on_every_path_is_still_proved(tmp_path):
+    text = DRAW_IN_IF.replace("action go() {", "action go() when size(pile) > 0 {")
+    r = verdict(tmp_path, text, "ends")
+    assert r.verdict == V.PROVED, r.detail
+    assert "at most 2 actions" in r.detail["bound"]
+
+
+def test_a_branch_not_taken_adds_no_constraint(tmp_path):
+    """`remove` of an empty list fails, but only where it is evaluated: the
+    other branch of an `if ... then ... else` is not."""
+    text = """
+game prune { players: 2..2 }
+state { h: list[int] = [1, 2] }
+flow { round { turns in seats: p } }
+phase p { action go() { h = if size(h) > 0 then without(remove(h, 1), [2]) else h  end phase } }
+property ends terminates by size(h) per action
+"""
+    out = measure_outcome(tmp_path, text, "ends")
+    assert out[0] == "fails" and out[2]["measure before"] == "0", out
+
+
+# ---------------------------------------------------------------- 3. the start value
+START = """
+game start { players: 2..2 }
+state { x: int = 0  b: bag[int] = bag([3, -3]) }
+setup { draw v from b  x = v }
+flow { round { turns in seats: p } }
+phase p { action go() { x = x - 1  end phase } }
+ending over immediately when x == 0 => tie
+property ends terminates by x per action
+"""
+
+
+def _seed_with_start(tmp_path, text, value):
+    p = tmp_path / "s.atoll"
+    p.write_text(text)
+    game = atoll.load(p, players=2)
+    for seed in range(50):
+        if game.new_initial_state(seed=seed).S[1] == value:
+            return seed
+    raise AssertionError("no seed gives that start")
+
+
+def test_the_start_of_the_measure_is_checked_for_every_setup_outcome(tmp_path):
+    seed = _seed_with_start(tmp_path, START, 3)   # the seed where the measure starts at 3
+    r = verdict(tmp_path, START, "ends", seed=seed)
+    assert r.verdict != V.PROVED, r.detail
+    assert "-3" in str(r.detail) or "below 0" in str(r.detail)
+
+
+def test_a_start_that_is_nonnegative_for_every_outcome_is_proved_with_the_largest(tmp_path):
+    text = START.replace("bag([3, -3])", "bag([3, 5])")
+    for seed in range(3):
+        r = verdict(tmp_path, text, "ends", seed=seed)
+        assert r.verdict == V.PROVED, r.detail
+        assert "at most 5 actions" in r.detail["bound"], r.detail
+
+
+def test_setup_loops_and_deals_are_followed(tmp_path):
+    text = """
+game deals { players: 2..3 }
+state { deck: bag[int] = bag(between(1, 9))  player hand: list[int] = [] }
+setup { for p in players { deal 2 from deck to hand[p] } }
+flow { round { turns in seats: p } }
+phase p { action play(c: int in hand[me]) { hand[me] = remove(hand[me], c)  end phase } }
+property ends terminates by sum(size(hand[q]) for q in players) per action
+"""
+    r = verdict(tmp_path, text, "ends", players=3)
+    assert r.verdict == V.PROVED, r.detail
+    assert "at most 6 actions" in r.detail["bound"], r.detail
+
+
+# ---------------------------------------------------------------- audit: other shortcuts
+def test_equality_of_collections_known_by_size_is_not_decided_by_python(tmp_path):
+    text = """
+game eqs { players: 2..2 }
+state { a: set[int] = distinct([1])  b: set[int] = distinct([2])  n: int = 3 }
+flow { round { turns in seats: p } }
+phase p { action go() { if a == b { n = n - 1 }  end phase } }
+property ends terminates by n per action
+"""
+    assert measure_outcome(tmp_path, text, "ends")[0] == "fails"
+
+
+def test_an_auto_step_after_enter_does_not_assume_no_ending(tmp_path):
+    """`enter` runs right before `auto` with no check of the endings between:
+    here the ending holds only there, and `auto` raises the measure back."""
+    text = """
+game autos { players: 2..2 }
+state { n: int = 5 }
+flow { round { turns in seats: a, b } }
+phase a { on enter { n = 0 }  auto { if n == 0 { n = 5 } } }
+phase b { action go() { n = n - 1  end phase } }
+ending zero immediately when n == 0 => tie
+property ends terminates by n per action
+"""
+    r = verdict(tmp_path, text, "ends")
+    assert r.verdict == V.VIOLATED, (r.verdict, r.detail)
+
+
+# ---------------------------------------------------------------- 6. internal failures
+LINES_PARAM = """
+game lines { players: 2..2 }
+const lines: list[list[str]] = [["a", "b"], ["c"]]
+state { n: int = 4  used: list[str] = [] }
+flow { round { turns in seats: p } }
+phase p { action take(l: list[str] in lines) when n > 0 { n = n - size(l)  used = used + l  end phase } }
+property ends STEP
+"""
+
+
+@pytest.mark.parametrize("step", ["terminates by n per action", "terminates by n per turn"])
+def test_a_parameter_from_a_list_of_lists_does_not_crash(tmp_path, step):
+    r = verdict(tmp_path, LINES_PARAM.replace("STEP", step), "ends")
+    assert r.verdict in (V.PROVED, V.VIOLATED, V.UNKNOWN) or V.is_holding(r.verdict)
+    assert "internal error" not in str(r.detail)
+    if "per action" in step:   # each choice takes 1 or 2: the measure drops, but may go below 0
+        assert r.verdict == V.VIOLATED, r.detail
+
+
+def test_a_checker_that_fails_internally_gives_unknown_and_the_run_goes_on(tmp_path, monkeypatch):
+    from atoll.verify import runner
+
+    def boom(*a, **k):
+        raise AttributeError("planted")
+    monkeypatch.setattr(runner, "check_theorem", boom)
+    p = tmp_path / "c.atoll"
+    p.write_text(LINES_PARAM.replace("STEP", "terminates by n per action") +
+                 "property t theorem forall x: int in [1, 2]: x > 0\n")
+    rs = {r.property: r for r in run(str(p), games=10)}
+    assert rs["t"].verdict == V.UNKNOWN
+    assert "AttributeError: planted" in rs["t"].detail["reason"]
+    assert "Traceback" in rs["t"].traceback and "boom" in rs["t"].traceback
+    assert "traceback" not in rs["t"].to_json()["detail"]
+    assert rs["ends"].verdict == V.VIOLATED   # the other property was still checked
+
+
+# ---------------------------------------------------------------- 7. constant subterms
+TOUCHING = """
+game maps { players: 2..2 }
+const touching: map[str, list[list[str]]] = {"A": [["A", "B"], ["C"]], "B": []}
+state { n: int = 0 }
+flow { round { turns in seats: p } }
+phase p { action go() { end phase } }
+property has_ab theorem forall k: str in ["A"]: ["A", "B"] in touching[k]
+property lacks theorem forall k: str in ["A"]: not (["B"] in touching["A"])
+property all_keys theorem forall k: str in keys(touching): size(touching[k]) <= 2
+"""
+
+
+@pytest.mark.parametrize("name", ["has_ab", "lacks", "all_keys"])
+def test_constant_subterms_are_evaluated_before_z3(tmp_path, name):
+    r = verdict(tmp_path, TOUCHING, name)
+    assert r.verdict == V.PROVED, r.detail
+
+
+def test_a_false_claim_on_constants_is_violated(tmp_path):
+    r = verdict(tmp_path, TOUCHING.replace('not (["B"] in touching["A"])', '["B"] in touching["A"]'),
+                "lacks")
+    assert r.verdict == V.VIOLATED, r.detail
+
+
+# ---------------------------------------------------------------- 8. vacuity
+VACUOUS = """
+game vac { players: 2..2 }
+const none: list[int] = []
+state { n: int = 0 }
+flow { round { turns in seats: p } }
+phase p { action go() { end phase } }
+property empty theorem forall x: int in none: x == 99
+property hyp theorem forall x: int in [1, 2, 3]: not (x > 5) or x == 99
+property real theorem forall x: int in [1, 2, 3]: x < 5
+"""
+
+
+def test_a_theorem_over_an_empty_domain_says_it_is_vacuous(tmp_path):
+    r = verdict(tmp_path, VACUOUS, "empty")
+    assert r.verdict == V.PROVED
+    assert r.detail["vacuous"] == "vacuous: the domain is empty"
+    from atoll.cli import _detail_text
+    assert "vacuous" in _detail_text(r)
+    from atoll.docgen.verdicts import badge
+    assert "vacuous" in badge(r.verdict, r.ok, r.detail)
+
+
+def test_a_theorem_whose_hypothesis_never_holds_says_it_is_vacuous(tmp_path):
+    r = verdict(tmp_path, VACUOUS, "hyp")
+    assert r.verdict == V.PROVED and "vacuous" in r.detail["vacuous"]
+    r = verdict(tmp_path, VACUOUS, "real")
+    assert r.verdict == V.PROVED and "vacuous" not in r.detail
