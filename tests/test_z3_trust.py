@@ -274,3 +274,52 @@ def test_a_theorem_whose_hypothesis_never_holds_says_it_is_vacuous(tmp_path):
     assert r.verdict == V.PROVED and "vacuous" in r.detail["vacuous"]
     r = verdict(tmp_path, VACUOUS, "real")
     assert r.verdict == V.PROVED and "vacuous" not in r.detail
+
+
+# ---------------------------------------------------------------- partial lookups
+PARTIAL = """
+game partial { players: 2..2 }
+const m: map[str, int] = {"A": 1, "B": 2}
+state { n: int = 0 }
+flow { round { turns in seats: p } }
+phase p { action go() { end phase } }
+property missing_witness witness exists k: str in ["Z"]: m[k] == 5
+property present_witness witness exists k: str in ["A", "Z"]: m[k] == 1
+property missing_theorem theorem forall k: str in ["A", "Z"]: m[k] == m[k]
+property present_theorem theorem forall k: str in ["A", "B"]: m[k] >= 1
+"""
+
+
+@pytest.mark.parametrize("name,want", [("missing_witness", V.NO_WITNESS), ("present_witness", V.WITNESS_FOUND),
+                                       ("missing_theorem", V.UNKNOWN), ("present_theorem", V.PROVED)])
+def test_a_missing_map_key_is_no_witness_and_no_proof(tmp_path, name, want):
+    """A lookup of a key the map lacks fails in the model: z3 may not pick
+    any value for it (a false witness), nor prove a claim that fails."""
+    r = verdict(tmp_path, PARTIAL, name)
+    assert r.verdict == want, (r.verdict, r.detail)
+    if want == V.UNKNOWN:
+        assert "undefined" in r.detail["reason"] and "Z" in r.detail["reason"]
+
+
+def test_folding_agrees_with_the_symbolic_meaning(tmp_path):
+    """A closed subterm gets the same value folded (Python) as symbolically (z3)."""
+    import z3
+    from atoll.verify.z3sem import Z3Eval, eq
+    p = tmp_path / "f.atoll"
+    p.write_text(TOUCHING + """
+const cells: list[Pos] = [pos(0, 0), pos(1, 1), pos(2, 2), pos(0, 2)]
+def e1(): int = sum(size(l) for l in lines(distinct(cells)))
+def e2(): list[int] = sorted(distinct([size(touching[k]) for k in keys(touching)]))
+def e3(): bool = ["C"] in touching["A"] and size(subsets(cells)) == 16
+""")
+    comp = pipeline.compile_spec(p)
+    game = pipeline.instantiate(comp, 2)
+    for name in ("e1", "e2", "e3"):
+        body = comp.program.defs[name].body
+        folded, symbolic = Z3Eval(comp.program, game), Z3Eval(comp.program, game, fold=False)
+        symbolic.obligations = []
+        a, b = folded.ev(body, {}), symbolic.ev(body, {})
+        s = z3.Solver()
+        s.add(*symbolic.obligations)
+        s.add(z3.Not(eq(a, b)))
+        assert s.check() == z3.unsat, name

@@ -60,6 +60,12 @@ class Size:
     def __repr__(self):
         return f"Size({self.n})"
 
+    def _no(self, *args):
+        raise Unsupported("an operation on a collection known only by its size")
+
+    __lt__ = __le__ = __gt__ = __ge__ = __add__ = __radd__ = __sub__ = __rsub__ = _no
+    __mul__ = __rmul__ = __neg__ = __bool__ = __iter__ = __len__ = __getitem__ = __contains__ = _no
+
 
 def fresh_size(stem: str, cons: list, lo=None, hi=None) -> Size:
     """A size between ``lo`` and ``hi``: callers give bounds with lo <= hi

@@ -118,6 +118,8 @@ def ite(c, a, b):
     if isinstance(a, SMap):
         return SMap([(k, v, z3.And(c, g)) for k, v, g in a.entries] +
                     [(k, v, z3.And(z3.Not(c), g)) for k, v, g in b.entries])
+    if not (isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef)):
+        raise Unsupported("a choice between values of different kinds")
     return z3.If(c, a, b)
 
 
@@ -158,8 +160,9 @@ class Z3Eval:
     def __init__(self, prog: Program, game=None, depth_limit: int = 40, fold: bool = True):
         self.p = prog
         self.fold = fold
-        # Conditions the meaning needs (a key present...): the checker proves
-        # them before it trusts the value; None: such values are Unsupported.
+        # Conditions the meaning needs (a map key present, a list index inside):
+        # a checker that keeps this list proves them before it trusts a value;
+        # None: a missing key or index gives any value of its type instead.
         self.obligations: Optional[list] = None
         self.game = game
         self.depth = 0
@@ -407,11 +410,11 @@ class Z3Eval:
             if not obj.entries:
                 raise Unsupported("looking up an empty map")
             entries = obj.entries
-            try:
-                out = self.fresh(t[2], "missing")   # a missing key: any value
-            except Unsupported:   # no free value of this type: the key must be there
-                self.oblige(member(obj, key), "a key of a map whose values have no free z3 value")
+            if self.obligations is not None:   # the key must be there (the checker proves it)
+                self.oblige(member(obj, key), "a map key")
                 out, entries = entries[-1][1], entries[:-1]
+            else:
+                out = self.fresh(t[2], "missing")   # a missing key: any value
             for k, v, c in reversed(entries):
                 out = self.ite(z3.And(c, eq(k, key)), v, out)
             return out
@@ -425,22 +428,18 @@ class Z3Eval:
         for v, c in obj.items:
             pairs.append((z3.And(c, pos == key), v))
             pos = pos + z3.If(c, 1, 0)
-        try:
-            out = self.fresh(elem_t, "outside")   # outside the list: any value
-        except Unsupported:   # no free value of this type: the index must be inside
-            if not pairs:
-                raise Unsupported("indexing an empty list") from None
-            self.oblige(z3.And(key >= 0, key < pos), "an index into a list of items with no free z3 value")
+        if self.obligations is not None and pairs:   # the index must be inside (the checker proves it)
+            self.oblige(z3.And(key >= 0, key < pos), "a list index")
             out, pairs = pairs[-1][1], pairs[:-1]
+        else:
+            out = self.fresh(elem_t, "outside")   # outside the list: any value
         for cond, v in reversed(pairs):
             out = self.ite(cond, v, out)
         return out
 
     def oblige(self, cond, what: str):
-        """Record a condition the value just built needs (a key present, an
-        index inside). Without a list to record it in, no meaning."""
-        if self.obligations is None:
-            raise Unsupported(f"a free value: {what} may be missing")
+        """Record a condition the value just built needs (``what``: a key
+        present, an index inside)."""
         self.obligations.append(cond)
 
     def rows(self, fors, env):
