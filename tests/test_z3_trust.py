@@ -408,3 +408,14 @@ def test_every_proved_bound_holds_in_play(tmp_path, batch):
                 steps += 1
                 assert steps <= bound, f"{steps} actions, bound {bound}:\n{text}"
     assert proved >= 1   # the batch exercises the proofs too
+
+
+def test_a_guarded_lookup_needs_its_key_only_where_it_runs(tmp_path):
+    text = PARTIAL + """
+property guarded theorem forall k: str in ["A", "Z"]: if k in keys(m) then m[k] >= 1 else true
+property short_circuit theorem forall k: str in ["A", "Z"]: not (k in keys(m)) or m[k] >= 1
+property filtered theorem forall k: str in ["A", "Z"]: sum(m[j] for j in [k] if j in keys(m)) <= 2
+"""
+    for name in ("guarded", "short_circuit", "filtered"):
+        r = verdict(tmp_path, text, name)
+        assert r.verdict == V.PROVED, (name, r.detail)

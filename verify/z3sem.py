@@ -164,6 +164,7 @@ class Z3Eval:
         # a checker that keeps this list proves them before it trusts a value;
         # None: a missing key or index gives any value of its type instead.
         self.obligations: Optional[list] = None
+        self.path: list = []   # the conditions under which the expression now evaluated runs
         self.game = game
         self.depth = 0
         self.depth_limit = depth_limit
@@ -280,7 +281,8 @@ class Z3Eval:
         if isinstance(e, A.Name):
             return self.name(e, env)
         if isinstance(e, A.IfExpr):
-            return self.ite(self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.else_, env))
+            c = self.ev(e.cond, env)
+            return self.ite(c, self.under(c, e.then, env), self.under(z3.Not(c), e.else_, env))
         if isinstance(e, A.Not):
             return z3.Not(self.ev(e.operand, env))
         if isinstance(e, A.Neg):
@@ -307,13 +309,17 @@ class Z3Eval:
         if isinstance(e, A.Comprehension):
             rows = self.rows(e.fors, env)
             if e.kind == "map":
-                return self.make_map([(self.ev(e.key, r), self.ev(e.elem, r), g) for r, g in rows])
-            items = [(self.ev(e.elem, r), g) for r, g in rows]
+                return self.make_map([(self.under(g, e.key, r), self.under(g, e.elem, r), g) for r, g in rows])
+            items = [(self.under(g, e.elem, r), g) for r, g in rows]
             return Coll(e.kind, dedupe(items) if e.kind == "set" else items)
         if isinstance(e, A.Cases):
             out = self.fresh(self.t(e), "no_case")   # no case: any value (it is an error at run time)
-            for arm in reversed(e.arms):
-                out = self.ite(self.ev(arm.cond, env), self.ev(arm.value, env), out)
+            conds = []
+            for arm in e.arms:   # a case is tried when the ones before it do not hold
+                conds.append(self.under(z3.And([z3.Not(c) for c in conds] + [TRUE]), arm.cond, env))
+            for i in range(len(e.arms) - 1, -1, -1):
+                first = z3.And([conds[i]] + [z3.Not(c) for c in conds[:i]])
+                out = self.ite(conds[i], self.under(first, e.arms[i].value, env), out)
             return out
         if isinstance(e, A.Match):
             s = self.ev(e.subject, env)
@@ -362,7 +368,18 @@ class Z3Eval:
         raise Unsupported(f"`{e.name}` reads the game state; properties over pure rules cannot")
 
     def binop(self, e: A.BinOp, env):
-        return self.binop_values(e, self.ev(e.left, env), self.ev(e.right, env))
+        a = self.ev(e.left, env)
+        if e.op in ("and", "or"):   # the right side is evaluated only when it decides
+            return self.binop_values(e, a, self.under(a if e.op == "and" else z3.Not(a), e.right, env))
+        return self.binop_values(e, a, self.ev(e.right, env))
+
+    def under(self, cond, e, env):
+        """``e`` evaluated where ``cond`` holds (what it needs is needed only there)."""
+        self.path.append(cond)
+        try:
+            return self.ev(e, env)
+        finally:
+            self.path.pop()
 
     def binop_values(self, e: A.BinOp, a, b):
         op = e.op
@@ -439,8 +456,8 @@ class Z3Eval:
 
     def oblige(self, cond, what: str):
         """Record a condition the value just built needs (``what``: a key
-        present, an index inside)."""
-        self.obligations.append(cond)
+        present, an index inside), where the evaluation gets to it."""
+        self.obligations.append(z3.Implies(z3.And(self.path), cond) if self.path else cond)
 
     def rows(self, fors, env):
         """The environments a comprehension's ``for``s generate, each with its guard."""
@@ -457,7 +474,9 @@ class Z3Eval:
                         continue
                     r2 = dict(r)
                     r2[f.var] = v
-                    guard = z3.And(g, c, *[self.ev(cond, r2) for cond in f.conds])
+                    guard = z3.And(g, c)
+                    for cond in f.conds:   # each filter is evaluated where the ones before hold
+                        guard = z3.And(guard, self.under(guard, cond, r2))
                     new.append((r2, guard))
             rows = new
         return rows
@@ -506,7 +525,7 @@ class Z3Eval:
         f = e.func
         if f == "count":
             return z3.Sum([z3.If(g, 1, 0) for _, g in rows]) if rows else z3.IntVal(0)
-        vals = [(self.ev(e.elem, r), g) for r, g in rows]
+        vals = [(self.under(g, e.elem, r), g) for r, g in rows]
         if f == "sum":
             return z3.Sum([z3.If(g, v, 0) for v, g in vals]) if vals else z3.IntVal(0)
         if f == "all":
