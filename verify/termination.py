@@ -138,8 +138,8 @@ def step_effect(ab, prog, game, pr, kind, ph, a, timeout_ms, strict: bool):
 
 def start_bound(prog, game, pr: A.PropertyDecl, timeout_ms: int):
     """The measure after setup, over every chance outcome of setup:
-    ("bound", largest value or None when z3 cannot say) when it is never
-    below 0, ("negative", text) when it can be, ("unknown", reason)."""
+    ("bound", largest, smallest) when it is never below 0 (either None when
+    z3 cannot say), ("negative", text) when it can be, ("unknown", reason)."""
     ab = Abstraction(prog, game)
     cons = []
     try:
@@ -162,15 +162,15 @@ def start_bound(prog, game, pr: A.PropertyDecl, timeout_ms: int):
                             "for some outcome of setup)")
     if r == z3.unknown:
         return ("unknown", f"z3 gave up on the start of the measure ({s.reason_unknown()})")
-    o = z3.Optimize()
-    o.set("timeout", timeout_ms)
-    o.add(*cons)
-    h = o.maximize(m)
-    if o.check() == z3.sat:
-        top = o.upper(h)
-        if z3.is_int_value(top):
-            return ("bound", top.as_long())
-    return ("bound", None)
+    ends = []
+    for goal in ("minimize", "maximize"):
+        o = z3.Optimize()
+        o.set("timeout", timeout_ms)
+        o.add(*cons)
+        h = getattr(o, goal)(m)
+        v = (o.lower(h) if goal == "minimize" else o.upper(h)) if o.check() == z3.sat else None
+        ends.append(v.as_long() if v is not None and z3.is_int_value(v) else None)
+    return ("bound", ends[1], ends[0])
 
 
 def ends_by_win(prog) -> bool:
@@ -198,13 +198,15 @@ def check_measure(prog, game, pr: A.PropertyDecl, timeout_ms: int):
     start = start_bound(prog, game, pr, timeout_ms)
     if start[0] != "bound":
         return ("unknown", f"every step keeps the measure >= 0 and every action lowers it, but {start[1]}")
-    top = start[1]
+    top, low = start[1], start[2]
     last = "; an action that ends the game (`win`, `tie`) may come once more" if ends_by_win(prog) else ""
     if top is None:
         bound = ("the measure starts at 0 or more whatever setup draws, and every action lowers it "
                  f"(z3 did not find its largest start){last}")
     else:
-        bound = (f"the measure starts at {top} or less whatever setup draws, and every action lowers it: "
+        starts = f"starts at {top}" if low == top else \
+            f"starts at {top} or less (at {low} or more) whatever setup draws"
+        bound = (f"the measure {starts}, and every action lowers it: "
                  f"at most {top} action{'s' * (top != 1)}{last}")
     return ("proved", {"steps": checked, "bound": bound})
 
