@@ -419,3 +419,22 @@ property filtered theorem forall k: str in ["A", "Z"]: sum(m[j] for j in [k] if 
     for name in ("guarded", "short_circuit", "filtered"):
         r = verdict(tmp_path, text, name)
         assert r.verdict == V.PROVED, (name, r.detail)
+
+
+# ---------------------------------------------------------------- 4. lines over a symbolic set
+def test_lines_of_a_chosen_subset_are_the_maximal_groups_present(tmp_path):
+    """Two cells of a row of three are a line: z3 used to need all three."""
+    text = """
+game lines { players: 2..2 }
+const cells: list[Pos] = [pos(0, 0), pos(1, 0), pos(2, 0)]
+state { n: int = 0 }
+flow { round { turns in seats: p } }
+phase p { action go() { end phase } }
+property full_lines theorem forall s: set[Pos] in subsets(cells): all(size(l) == 3 for l in lines(s))
+property at_most_one theorem forall s: set[Pos] in subsets(cells): size(lines(s)) <= 1
+"""
+    r = verdict(tmp_path, text, "full_lines")
+    assert r.verdict == V.VIOLATED
+    s = r.counterexample["inputs"]["s"]
+    assert s.count("(") == 2, s   # two of the three cells: a line of two
+    assert verdict(tmp_path, text, "at_most_one").verdict == V.PROVED
