@@ -438,3 +438,22 @@ property at_most_one theorem forall s: set[Pos] in subsets(cells): size(lines(s)
     s = r.counterexample["inputs"]["s"]
     assert s.count("(") == 2, s   # two of the three cells: a line of two
     assert verdict(tmp_path, text, "at_most_one").verdict == V.PROVED
+
+
+def test_a_simultaneous_stage_enters_for_everyone_before_any_ending_check(tmp_path):
+    """Its `on enter` runs for every player, then the players choose, with no
+    check of the endings between: the first action may start where one holds."""
+    text = """
+game sim { players: 2..2 }
+state { z: int = 3 visible nobody }
+flow { round { simultaneous in seats: p } }
+phase p {
+  on enter { z = 0 }
+  action go() { if z == 0 { z = 5 } else { z = z - 1 }  end phase }
+}
+ending zero immediately when z == 0 => tie
+property ends terminates by z per action
+"""
+    out = measure_outcome(tmp_path, text, "ends")
+    assert out[0] == "fails" and out[1] == "go", out
+    assert out[2]["measure before"] == "0"
