@@ -351,7 +351,7 @@ SYM_PARAMS = [(name, result, expr) for name, cases in sorted(SYMBOLIC_CASES.item
 
 
 @pytest.mark.parametrize("name,result,expr", SYM_PARAMS, ids=[f"{p[0]}:{p[2]}" for p in SYM_PARAMS])
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(v=SYM_INPUTS)
 def test_symbolic_collections_agree_with_python(name, result, expr, v):
     from atoll.compiler.check import Checker
