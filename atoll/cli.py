@@ -361,6 +361,8 @@ def cmd_lower(args) -> int:
 
 def _detail_text(r) -> str:
     d = r.detail or {}
+    if d.get("vacuous"):   # a proof that says nothing: say so first
+        return d["vacuous"]
     if "z3" in d and r.verdict != "PROVED":
         return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
     if "inputs per case" in d:

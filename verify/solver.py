@@ -17,6 +17,7 @@ class _Query:
 
     def __init__(self, prog, game, pr: A.PropertyDecl):
         self.ev = Z3Eval(prog, game)
+        self.ev.obligations = []   # conditions the values need (a key present...), proved below
         self.checker = Checker(prog, Reporter())
         self.pr = pr
         self.env = {}
@@ -110,16 +111,72 @@ def check_theorem(prog, game, pr: A.PropertyDecl, timeout_ms: int):
         body = q.ev.ev(pr.body, q.env)
     except Unsupported as e:
         return V.UNKNOWN, {"reason": f"no z3 meaning: {e}"}, None
+    undefined = _undefined(q, game, timeout_ms)
+    if undefined is not None:
+        return undefined
     s = z3.Solver()
     s.set("timeout", timeout_ms)
     s.add(*q.constraints)
     s.add(z3.Not(body))
     r = s.check()
     if r == z3.unsat:
-        return V.PROVED, {"inputs": len(pr.binders)}, None
+        detail = {"inputs": len(pr.binders)}
+        vacuous = _vacuity(q, pr, timeout_ms)
+        if vacuous:
+            detail["vacuous"] = vacuous
+        return V.PROVED, detail, None
     if r == z3.sat:
         return V.VIOLATED, None, {"inputs": q.values(s.model(), game.codec)}
     return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+
+
+def _undefined(q, game, timeout_ms):
+    """UNKNOWN when some input leaves a value undefined (a lookup of a key
+    that is missing, where the value has no free z3 stand-in); else None."""
+    if not q.ev.obligations:
+        return None
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*q.constraints)
+    s.add(z3.Not(z3.And(q.ev.obligations)))
+    r = s.check()
+    if r == z3.unsat:
+        return None
+    if r == z3.sat:
+        return V.UNKNOWN, {"reason": "the property is undefined for some input (a map key is missing "
+                                     "or a list index is outside the list), for example "
+                                     + ", ".join(f"{k}={v}" for k, v in q.values(s.model(), game.codec).items())}, None
+    return V.UNKNOWN, {"reason": f"z3 gave up: {s.reason_unknown()}"}, None
+
+
+def _hypothesis(body):
+    """The hypothesis of a body written `not H or C` or `if H then C else true`."""
+    if isinstance(body, A.BinOp) and body.op == "or" and isinstance(body.left, A.Not):
+        return body.left.operand
+    if isinstance(body, A.IfExpr) and isinstance(body.else_, A.BoolLit) and body.else_.value:
+        return body.cond
+    return None
+
+
+def _vacuity(q, pr, timeout_ms) -> str:
+    """Why a proved theorem says nothing, if it cheaply shows: its domain
+    is empty, or no input satisfies its hypothesis. '' otherwise."""
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*q.constraints)
+    if s.check() == z3.unsat:
+        return "vacuous: the domain is empty"
+    hyp = _hypothesis(pr.body)
+    if hyp is None:
+        return ""
+    try:
+        h = q.ev.ev(hyp, q.env)
+    except Unsupported:
+        return ""
+    s.add(h)
+    if s.check() == z3.unsat:
+        return "vacuous: no input in the domain satisfies the hypothesis"
+    return ""
 
 
 def check_witness(prog, game, pr: A.PropertyDecl, timeout_ms: int):
@@ -135,7 +192,7 @@ def check_witness(prog, game, pr: A.PropertyDecl, timeout_ms: int):
     best = None
     s = z3.Optimize() if goal is not None else z3.Solver()
     s.set("timeout", timeout_ms)
-    s.add(*q.constraints)
+    s.add(*q.constraints, *q.ev.obligations)   # a witness is an input where everything is defined
     s.add(body)
     if goal is not None:
         (s.minimize if pr.objective[0] == "minimize" else s.maximize)(goal)
@@ -168,7 +225,7 @@ def check_witness(prog, game, pr: A.PropertyDecl, timeout_ms: int):
 def _fixed(q, body, goal, value, timeout_ms):
     s = z3.Solver()
     s.set("timeout", timeout_ms)
-    s.add(*q.constraints)
+    s.add(*q.constraints, *q.ev.obligations)
     s.add(body, goal == value)
     return s
 
@@ -190,6 +247,9 @@ def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_li
     except Unsupported as e:
         return V.UNKNOWN, {"reason": f"no z3 meaning: {e}"}, None
     names = [arm.name for arm in cases.arms]
+    undefined = _undefined(q, game, timeout_ms)
+    if undefined is not None:
+        return undefined
 
     def solve(*extra):
         s = z3.Solver()
@@ -226,6 +286,9 @@ def check_well_defined(prog, game, pr: A.PropertyDecl, timeout_ms: int, count_li
             r = s.check()
         table[name] = n if r == z3.unsat else f"{n}+"
     detail["inputs per case"] = table
+    vacuous = _vacuity(q, pr, timeout_ms)
+    if vacuous:
+        detail["vacuous"] = vacuous
     # The outcome table itself (for --json and the docs), when it is small,
     # and the counts split by the first binder's value when it takes several.
     if len(rows) < TABLE_ROWS and all(isinstance(v, int) for v in table.values()):

@@ -53,6 +53,7 @@ class Result:
     counterexample: object = None
     cites: tuple = field(default_factory=tuple)
     axes: tuple = field(default_factory=tuple)   # the options that tell configurations apart
+    traceback: Optional[str] = None   # when a checker failed internally (printed by `--debug`)
 
     @property
     def ok(self) -> bool:

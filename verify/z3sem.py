@@ -21,7 +21,6 @@ reason; the verifier then says UNKNOWN, never "proved".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Optional
 
@@ -32,128 +31,26 @@ from atoll.compiler import stdlib
 from atoll.compiler import types as T
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
+from atoll.verify import fold
 
 
-class Unsupported(Exception):
-    """This expression has no z3 meaning in this context."""
-
-
-TRUE = z3.BoolVal(True)
-FALSE = z3.BoolVal(False)
-
-
-@dataclass
-class Coll:
-    kind: str                       # list, set or bag
-    items: list                     # [(value, z3 Bool)]
-
-    def present(self):
-        return [(v, c) for v, c in self.items if not z3.is_false(c)]
-
-
-@dataclass
-class SMap:
-    entries: list                   # [(key, value, z3 Bool)]
-
-
-def simp(x):
-    return z3.simplify(x) if isinstance(x, z3.ExprRef) else x
-
-
-def is_true(c) -> bool:
-    return z3.is_true(simp(c))
-
-
-def eq(a, b):
-    """Structural equality of two symbolic values, as a z3 Bool."""
-    if isinstance(a, tuple):
-        return z3.And([eq(x, y) for x, y in zip(a, b)]) if a else TRUE
-    if isinstance(a, Coll):
-        if a.kind == "set" or b.kind == "set":
-            return z3.And([z3.Implies(c, member(b, v)) for v, c in a.items] +
-                          [z3.Implies(c, member(a, v)) for v, c in b.items])
-        if all(is_true(c) for _, c in a.items + b.items):
-            if len(a.items) != len(b.items):
-                return FALSE
-            return z3.And([eq(x, y) for (x, _), (y, _) in zip(a.items, b.items)] + [TRUE])
-        # Guarded lists: as many present items, and the k-th of each equal.
-        pa, pb = positions(a.items), positions(b.items)
-        same = [count(a.items) == count(b.items)]
-        for (x, g), i in zip(a.items, pa):
-            for (y, h), j in zip(b.items, pb):
-                same.append(z3.Implies(z3.And(g, h, i == j), eq(x, y)))
-        return z3.And(same)
-    if isinstance(a, SMap):
-        raise Unsupported("equality of maps")
-    return a == b
-
-
-def less(a, b):
-    """The language's order on values: ints, then tuples lexicographically."""
-    if isinstance(a, tuple):
-        if not a:
-            return FALSE
-        return z3.Or(less(a[0], b[0]), z3.And(eq(a[0], b[0]), less(a[1:], b[1:])))
-    if z3.is_bool(a):
-        return z3.And(z3.Not(a), b)
-    return a < b
-
-
-def member(coll, x):
-    if isinstance(coll, SMap):
-        return z3.Or([z3.And(c, eq(k, x)) for k, _, c in coll.entries] + [FALSE])
-    return z3.Or([z3.And(c, eq(v, x)) for v, c in coll.items] + [FALSE])
-
-
-def ite(c, a, b):
-    """If-then-else on symbolic values of one type."""
-    if isinstance(a, tuple):
-        return tuple(ite(c, x, y) for x, y in zip(a, b))
-    if isinstance(a, Coll):   # guarded concatenation: exact for lists, sets and bags
-        return Coll(a.kind, [(v, z3.And(c, g)) for v, g in a.items] +
-                    [(v, z3.And(z3.Not(c), g)) for v, g in b.items])
-    if isinstance(a, SMap):
-        return SMap([(k, v, z3.And(c, g)) for k, v, g in a.entries] +
-                    [(k, v, z3.And(z3.Not(c), g)) for k, v, g in b.entries])
-    return z3.If(c, a, b)
-
-
-def dedupe(items):
-    """Guard each item so that no two equal items are both present (the first stays)."""
-    out = []
-    for j, (v, c) in enumerate(items):
-        earlier = [z3.And(c2, eq(v2, v)) for v2, c2 in items[:j]]
-        out.append((v, z3.And(c, z3.Not(z3.Or(earlier))) if earlier else c))
-    return out
-
-
-def positions(items):
-    """For each guarded item, how many present items come before it."""
-    out, acc = [], z3.IntVal(0)
-    for _, c in items:
-        out.append(acc)
-        acc = acc + z3.If(c, 1, 0)
-    return out
-
-
-def count(items):
-    return z3.Sum([z3.If(c, 1, 0) for _, c in items]) if items else z3.IntVal(0)
-
-
-def floor_div(a, b):
-    return z3.If(b == 0, 0, z3.If(b > 0, a / b, (-a) / (-b)))
-
-
-def floor_mod(a, b):
-    return z3.If(b == 0, a, a - b * floor_div(a, b))
+from atoll.verify.z3values import (  # noqa: F401 - shared with the rest of the z3 layer
+    MAX_ITEMS, Unsupported, TRUE, FALSE, Coll, SMap, simp, is_true, eq,
+    less, member, ite, dedupe, positions, count, floor_div, floor_mod)
 
 
 class Z3Eval:
     """Evaluates expressions of a checked program for one instantiated game
     (whose constants, options and data are concrete)."""
 
-    def __init__(self, prog: Program, game=None, depth_limit: int = 40):
+    def __init__(self, prog: Program, game=None, depth_limit: int = 40, fold: bool = True):
         self.p = prog
+        self.fold = fold
+        # Conditions the meaning needs (a map key present, a list index inside):
+        # a checker that keeps this list proves them before it trusts a value;
+        # None: a missing key or index gives any value of its type instead.
+        self.obligations: Optional[list] = None
+        self.path: list = []   # the conditions under which the expression now evaluated runs
         self.game = game
         self.depth = 0
         self.depth_limit = depth_limit
@@ -253,7 +150,14 @@ class Z3Eval:
     def t(self, e):
         return self.p.types.get(id(e), T.UNKNOWN)
 
+    def ite(self, c, a, b):
+        return ite(c, a, b)
+
     def ev(self, e, env: dict):
+        if self.fold and self.game is not None and not isinstance(e, (A.IntLit, A.BoolLit, A.StrLit)):
+            v = fold.folded(self, e)   # a closed subterm: its value in Python, lifted
+            if v is not None:
+                return v
         if isinstance(e, A.IntLit):
             return z3.IntVal(e.value)
         if isinstance(e, A.BoolLit):
@@ -263,7 +167,8 @@ class Z3Eval:
         if isinstance(e, A.Name):
             return self.name(e, env)
         if isinstance(e, A.IfExpr):
-            return ite(self.ev(e.cond, env), self.ev(e.then, env), self.ev(e.else_, env))
+            c = self.ev(e.cond, env)
+            return self.ite(c, self.under(c, e.then, env), self.under(z3.Not(c), e.else_, env))
         if isinstance(e, A.Not):
             return z3.Not(self.ev(e.operand, env))
         if isinstance(e, A.Neg):
@@ -290,13 +195,17 @@ class Z3Eval:
         if isinstance(e, A.Comprehension):
             rows = self.rows(e.fors, env)
             if e.kind == "map":
-                return self.make_map([(self.ev(e.key, r), self.ev(e.elem, r), g) for r, g in rows])
-            items = [(self.ev(e.elem, r), g) for r, g in rows]
+                return self.make_map([(self.under(g, e.key, r), self.under(g, e.elem, r), g) for r, g in rows])
+            items = [(self.under(g, e.elem, r), g) for r, g in rows]
             return Coll(e.kind, dedupe(items) if e.kind == "set" else items)
         if isinstance(e, A.Cases):
             out = self.fresh(self.t(e), "no_case")   # no case: any value (it is an error at run time)
-            for arm in reversed(e.arms):
-                out = ite(self.ev(arm.cond, env), self.ev(arm.value, env), out)
+            conds = []
+            for arm in e.arms:   # a case is tried when the ones before it do not hold
+                conds.append(self.under(z3.And([z3.Not(c) for c in conds] + [TRUE]), arm.cond, env))
+            for i in range(len(e.arms) - 1, -1, -1):
+                first = z3.And([conds[i]] + [z3.Not(c) for c in conds[:i]])
+                out = self.ite(conds[i], self.under(first, e.arms[i].value, env), out)
             return out
         if isinstance(e, A.Match):
             s = self.ev(e.subject, env)
@@ -309,7 +218,7 @@ class Z3Eval:
                 else:
                     pat = z3.IntVal(arm.pattern) if isinstance(arm.pattern, int) else \
                         z3.IntVal(self.enum_index(st[1], arm.pattern))
-                    out = ite(s == pat, v, out)
+                    out = self.ite(s == pat, v, out)
             return out
         raise Unsupported(f"the form {type(e).__name__}")  # pragma: no cover
 
@@ -345,9 +254,21 @@ class Z3Eval:
         raise Unsupported(f"`{e.name}` reads the game state; properties over pure rules cannot")
 
     def binop(self, e: A.BinOp, env):
-        op = e.op
         a = self.ev(e.left, env)
-        b = self.ev(e.right, env)
+        if e.op in ("and", "or"):   # the right side is evaluated only when it decides
+            return self.binop_values(e, a, self.under(a if e.op == "and" else z3.Not(a), e.right, env))
+        return self.binop_values(e, a, self.ev(e.right, env))
+
+    def under(self, cond, e, env):
+        """``e`` evaluated where ``cond`` holds (what it needs is needed only there)."""
+        self.path.append(cond)
+        try:
+            return self.ev(e, env)
+        finally:
+            self.path.pop()
+
+    def binop_values(self, e: A.BinOp, a, b):
+        op = e.op
         if op == "and":
             return z3.And(a, b)
         if op == "or":
@@ -366,6 +287,8 @@ class Z3Eval:
             if op == "+":
                 if a.kind == "set":
                     return Coll("set", a.items + [(v, z3.And(c, z3.Not(member(a, v)))) for v, c in b.items])
+                if a.kind == "bag":
+                    return Coll("bag", self.sorted_items(a.items + b.items))
                 return Coll(a.kind, a.items + b.items)
             if op == "-" and a.kind == "set":
                 return Coll("set", [(v, z3.And(c, z3.Not(member(b, v)))) for v, c in a.items])
@@ -387,26 +310,40 @@ class Z3Eval:
         obj = self.ev(e.obj, env)
         key = self.ev(e.key, env)
         if isinstance(obj, SMap):
-            out = self.fresh(t[2], "missing") if obj.entries else None
-            if out is None:
+            if not obj.entries:
                 raise Unsupported("looking up an empty map")
-            for k, v, c in reversed(obj.entries):
-                out = ite(z3.And(c, eq(k, key)), v, out)
+            entries = obj.entries
+            if self.obligations is not None:   # the key must be there (the checker proves it)
+                self.oblige(member(obj, key), "a map key")
+                out, entries = entries[-1][1], entries[:-1]
+            else:
+                out = self.fresh(t[2], "missing")   # a missing key: any value
+            for k, v, c in reversed(entries):
+                out = self.ite(z3.And(c, eq(k, key)), v, out)
             return out
         if isinstance(obj, Coll):   # the key-th present item
             return self._first_match(obj, key, t[1])
         raise Unsupported("indexing this value")
 
     def _first_match(self, obj: Coll, key, elem_t):
-        out = self.fresh(elem_t, "outside")
         pos = z3.IntVal(0)
         pairs = []
         for v, c in obj.items:
             pairs.append((z3.And(c, pos == key), v))
             pos = pos + z3.If(c, 1, 0)
+        if self.obligations is not None and pairs:   # the index must be inside (the checker proves it)
+            self.oblige(z3.And(key >= 0, key < pos), "a list index")
+            out, pairs = pairs[-1][1], pairs[:-1]
+        else:
+            out = self.fresh(elem_t, "outside")   # outside the list: any value
         for cond, v in reversed(pairs):
-            out = ite(cond, v, out)
+            out = self.ite(cond, v, out)
         return out
+
+    def oblige(self, cond, what: str):
+        """Record a condition the value just built needs (``what``: a key
+        present, an index inside), where the evaluation gets to it."""
+        self.obligations.append(z3.Implies(z3.And(self.path), cond) if self.path else cond)
 
     def rows(self, fors, env):
         """The environments a comprehension's ``for``s generate, each with its guard."""
@@ -423,7 +360,9 @@ class Z3Eval:
                         continue
                     r2 = dict(r)
                     r2[f.var] = v
-                    guard = z3.And(g, c, *[self.ev(cond, r2) for cond in f.conds])
+                    guard = z3.And(g, c)
+                    for cond in f.conds:   # each filter is evaluated where the ones before hold
+                        guard = z3.And(guard, self.under(guard, cond, r2))
                     new.append((r2, guard))
             rows = new
         return rows
@@ -472,7 +411,7 @@ class Z3Eval:
         f = e.func
         if f == "count":
             return z3.Sum([z3.If(g, 1, 0) for _, g in rows]) if rows else z3.IntVal(0)
-        vals = [(self.ev(e.elem, r), g) for r, g in rows]
+        vals = [(self.under(g, e.elem, r), g) for r, g in rows]
         if f == "sum":
             return z3.Sum([z3.If(g, v, 0) for v, g in vals]) if vals else z3.IntVal(0)
         if f == "all":
@@ -553,8 +492,9 @@ class Z3Eval:
                                  if dx or dy])
         if name == "distinct":
             return Coll("set", dedupe(args[0].items))
-        if name == "bag":
-            return Coll("bag", list(args[0].items))
+        if name == "bag":   # a bag keeps its items in increasing order, as the model does
+            items = args[0].items if isinstance(args[0], Coll) else [(k, g) for k, _, g in args[0].entries]
+            return Coll("bag", self.sorted_items(items))
         if name == "count_of":
             c, x = args
             return z3.Sum([z3.If(z3.And(g, eq(v, x)), 1, 0) for v, g in c.items] + [z3.IntVal(0)])
@@ -581,10 +521,12 @@ class Z3Eval:
         if name in ("range", "between"):
             vals = [self._concrete_any(a) for a in args]
             lo, hi = (0, vals[0] - 1) if name == "range" else vals
+            if hi - lo >= MAX_ITEMS:
+                raise Unsupported(f"`{name}` of more than {MAX_ITEMS} items")
             return Coll("list", [(z3.IntVal(i), TRUE) for i in range(lo, hi + 1)])
         coll = args[0]
         try:
-            universe = [(self._concrete_any(v), c) for v, c in coll.items]
+            universe = [(self._concrete_any(v), c) for v, c in coll.items if not z3.is_false(simp(c))]
         except Unsupported:
             raise Unsupported(f"`{name}` of positions that are symbolic") from None
         present = {}
@@ -600,12 +542,32 @@ class Z3Eval:
                     out.append((Coll("set", [(self._lift_plain(x), TRUE) for x in combo]),
                                 z3.And([present[x] for x in combo] + [TRUE])))
             return Coll("list", out)
-        fn = stdlib.FUNCTIONS[name][0]
-        out = []
-        for group in fn(frozenset(present)):
+        if name == "lines":
+            return self.lines(present)
+        if sum(2 ** len(line) for line in stdlib.FUNCTIONS["lines"][0](frozenset(present))) > MAX_ITEMS:
+            raise Unsupported(f"`{name}` of more than {MAX_ITEMS} groups")
+        out = []   # every subset of 2+ cells of a line of the candidates, present when all its cells are
+        for group in stdlib.FUNCTIONS[name][0](frozenset(present)):
             guard = z3.And([present[x] for x in group])
-            kind = "set" if name == "collinear_subsets" else "list"
-            out.append((Coll(kind, [(self._lift_plain(x), TRUE) for x in sorted(group)]), guard))
+            out.append((Coll("set", [(self._lift_plain(x), TRUE) for x in sorted(group)]), guard))
+        return Coll("list", out)
+
+    def lines(self, present: dict):
+        """The maximal groups of the present cells on one line: for each line
+        through the candidates, its present cells, when there are 2 or more
+        (in the order of the Python meaning: by direction, then by key)."""
+        groups: dict = {}
+        for cell in present:
+            x, y = cell
+            for d, key in enumerate((y, x, y - x, y + x)):
+                groups.setdefault((d, key), []).append(cell)
+        out = []
+        for k in sorted(groups):
+            cells = sorted(groups[k])
+            if len(cells) < 2:
+                continue
+            n = z3.Sum([z3.If(present[c], 1, 0) for c in cells])
+            out.append((Coll("list", [(self._lift_plain(c), present[c]) for c in cells]), n >= 2))
         return Coll("list", out)
 
     def _lift_plain(self, x):

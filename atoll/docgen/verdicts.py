@@ -22,7 +22,10 @@ _KIND_WORDS = {
 }
 
 
-def badge(verdict: str, ok: bool) -> str:
+def badge(verdict: str, ok: bool, detail=None) -> str:
+    """The verdict as a coloured badge; a vacuous proof says so on the badge."""
+    if isinstance(detail, dict) and detail.get("vacuous"):
+        verdict = f"{verdict} (vacuous)"
     return f":atoll-verdict:`{esc(verdict)} <{'ok' if ok else 'unexpected'}>`"
 
 
@@ -41,7 +44,7 @@ def results_table(results) -> list[str]:
     rows = []
     for r in results:
         rows.append([code(r.property), str(r.players), esc(_opts(r)), esc(r.method),
-                     badge(r.verdict, r.ok), code(r.expected), f"{r.seconds:.2f} s",
+                     badge(r.verdict, r.ok, r.detail), code(r.expected), f"{r.seconds:.2f} s",
                      esc(detail_text(r))])
     return table(["property", "players", "options", "method", "verdict", "expected", "time",
                   "how"], rows, [14, 6, 12, 10, 16, 8, 7, 27], classes="atoll-results")
@@ -123,7 +126,7 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
         if r is not None:
             how = detail_text(r)
             out += indent([f"Verdict ({r.players} players, default options): "
-                           f"{badge(r.verdict, r.ok)}" + (f" {esc(how)}" if how else ""), ""], 3)
+                           f"{badge(r.verdict, r.ok, r.detail)}" + (f" {esc(how)}" if how else ""), ""], 3)
         out += indent(code_block(doc.excerpt(pr)), 3)
     if results is None:
         return out + ["Verification is switched off for this build (``atoll_verify = False``).", ""]
@@ -169,7 +172,7 @@ def dashboard(entries, ctx) -> list[str]:
                 else:
                     total += 1
                     bad += not r.ok
-                    row.append(badge(r.verdict, r.ok))
+                    row.append(badge(r.verdict, r.ok, r.detail))
             rows.append(row)
         out += table(["property"] + [esc(c) for c in cols], rows, classes="atoll-dashboard")
         secs = sum(r.seconds for _, _, rs in configs for r in rs)

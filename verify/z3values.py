@@ -1,0 +1,127 @@
+"""Symbolic values of the z3 meaning (see ``z3sem``): guarded collections
+and maps, and the operations every part of the z3 layer shares on them
+(equality, order, membership, if-then-else)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+
+MAX_ITEMS = 20_000   # a collection the z3 meaning builds item by item has at most this many
+
+
+class Unsupported(Exception):
+    """This expression has no z3 meaning in this context."""
+
+
+TRUE = z3.BoolVal(True)
+FALSE = z3.BoolVal(False)
+
+
+@dataclass
+class Coll:
+    kind: str                       # list, set or bag
+    items: list                     # [(value, z3 Bool)]
+
+    def present(self):
+        return [(v, c) for v, c in self.items if not z3.is_false(c)]
+
+
+@dataclass
+class SMap:
+    entries: list                   # [(key, value, z3 Bool)]
+
+
+def simp(x):
+    return z3.simplify(x) if isinstance(x, z3.ExprRef) else x
+
+
+def is_true(c) -> bool:
+    return z3.is_true(simp(c))
+
+
+def eq(a, b):
+    """Structural equality of two symbolic values, as a z3 Bool."""
+    if isinstance(a, tuple):
+        return z3.And([eq(x, y) for x, y in zip(a, b)]) if a else TRUE
+    if isinstance(a, Coll):
+        if a.kind == "set" or b.kind == "set":
+            return z3.And([z3.Implies(c, member(b, v)) for v, c in a.items] +
+                          [z3.Implies(c, member(a, v)) for v, c in b.items])
+        if all(is_true(c) for _, c in a.items + b.items):
+            if len(a.items) != len(b.items):
+                return FALSE
+            return z3.And([eq(x, y) for (x, _), (y, _) in zip(a.items, b.items)] + [TRUE])
+        # Guarded lists: as many present items, and the k-th of each equal.
+        pa, pb = positions(a.items), positions(b.items)
+        same = [count(a.items) == count(b.items)]
+        for (x, g), i in zip(a.items, pa):
+            for (y, h), j in zip(b.items, pb):
+                same.append(z3.Implies(z3.And(g, h, i == j), eq(x, y)))
+        return z3.And(same)
+    if isinstance(a, SMap):
+        raise Unsupported("equality of maps")
+    return a == b
+
+
+def less(a, b):
+    """The language's order on values: ints, then tuples lexicographically."""
+    if isinstance(a, tuple):
+        if not a:
+            return FALSE
+        return z3.Or(less(a[0], b[0]), z3.And(eq(a[0], b[0]), less(a[1:], b[1:])))
+    if z3.is_bool(a):
+        return z3.And(z3.Not(a), b)
+    return a < b
+
+
+def member(coll, x):
+    if isinstance(coll, SMap):
+        return z3.Or([z3.And(c, eq(k, x)) for k, _, c in coll.entries] + [FALSE])
+    return z3.Or([z3.And(c, eq(v, x)) for v, c in coll.items] + [FALSE])
+
+
+def ite(c, a, b):
+    """If-then-else on symbolic values of one type."""
+    if isinstance(a, tuple):
+        return tuple(ite(c, x, y) for x, y in zip(a, b))
+    if isinstance(a, Coll):   # guarded concatenation: exact for lists, sets and bags
+        return Coll(a.kind, [(v, z3.And(c, g)) for v, g in a.items] +
+                    [(v, z3.And(z3.Not(c), g)) for v, g in b.items])
+    if isinstance(a, SMap):
+        return SMap([(k, v, z3.And(c, g)) for k, v, g in a.entries] +
+                    [(k, v, z3.And(z3.Not(c), g)) for k, v, g in b.entries])
+    if not (isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef)):
+        raise Unsupported("a choice between values of different kinds")
+    return z3.If(c, a, b)
+
+
+def dedupe(items):
+    """Guard each item so that no two equal items are both present (the first stays)."""
+    out = []
+    for j, (v, c) in enumerate(items):
+        earlier = [z3.And(c2, eq(v2, v)) for v2, c2 in items[:j]]
+        out.append((v, z3.And(c, z3.Not(z3.Or(earlier))) if earlier else c))
+    return out
+
+
+def positions(items):
+    """For each guarded item, how many present items come before it."""
+    out, acc = [], z3.IntVal(0)
+    for _, c in items:
+        out.append(acc)
+        acc = acc + z3.If(c, 1, 0)
+    return out
+
+
+def count(items):
+    return z3.Sum([z3.If(c, 1, 0) for _, c in items]) if items else z3.IntVal(0)
+
+
+def floor_div(a, b):
+    return z3.If(b == 0, 0, z3.If(b > 0, a / b, (-a) / (-b)))
+
+
+def floor_mod(a, b):
+    return z3.If(b == 0, a, a - b * floor_div(a, b))
