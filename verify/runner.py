@@ -122,6 +122,7 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 method = detail.pop("method", "hypothesis play")
                 if pr.kind == "terminates" and pr.step == "turn":
                     detail["z3"] = check_turn_measure(prog, game, pr, timeout_ms)
+            detail = V.with_evidence(pr.kind, method, verdict, detail)   # what it rests on
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
                                     axes))
