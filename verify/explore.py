@@ -43,6 +43,7 @@ class Exploration:
     path: list                 # action ids (chance outcomes included) to a violation
     problem: Optional[str] = None
     acyclic: Optional[bool] = None
+    met: int = 0               # distinct states met (searched, or found and left for later)
     decisions: int = 0         # distinct states searched where a player is to move
     chance: int = 0            # distinct chance nodes searched
     final: int = 0             # distinct final states searched
@@ -187,7 +188,7 @@ def explore(game, check: Callable, max_states: int = 4000,
         start = game.new_initial_state(seed=0, chance="explicit")
         name = name or "start"
     g = graph(game, start, max_states, name)
-    ex = Exploration("bounded", -1, 0, [])
+    ex = Exploration("bounded", -1, 0, [], met=len(g.parent))
 
     def path(k, extra=()):
         return list(prefix) + _path(g.parent, k) + list(extra)

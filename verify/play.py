@@ -46,8 +46,9 @@ STEERED_SHARE = 4     # hypothesis steers one game for every this many uniformly
 class Tally:
     """What the played games showed, for the evidence."""
 
-    def __init__(self, game):
+    def __init__(self, game, reach: bool = False):
         self.game = game
+        self.reach = reach
         self.uniform = self.steered = self.actions = self.longest = 0
         self.choices = self.random = 0
         self.endings: dict = {}
@@ -72,7 +73,8 @@ class Tally:
         if run.ending is not None:
             name = run.ending
         elif run.outcome in ("violation", "error"):
-            name = "(stopped: property violated)" if run.outcome == "violation" else "(stopped: error)"
+            name = ("(stopped: reached)" if self.reach else "(stopped: property violated)") \
+                if run.outcome == "violation" else "(stopped: error)"
         elif run.cut == "deadlock":
             name = "(no legal action, no ending)"
         else:
@@ -97,7 +99,7 @@ class Tally:
 
 
 def _search_evidence(ex, start: str) -> dict:
-    return {"from": start, "states": ex.states, "decision states": ex.decisions,
+    return {"from": start, "states": ex.states, "states met": ex.met, "decision states": ex.decisions,
             "chance states": ex.chance, "final states": ex.final, "depth": ex.depth,
             "complete": ex.outcome == "exhausted", "stopped": ex.outcome, "stuck": ex.stuck,
             "endings": dict(sorted(ex.endings.items(), key=lambda kv: (-kv[1], str(kv[0]))))}
@@ -246,7 +248,7 @@ def _exhausted(pr, ex):
 # ---------------------------------------------------------------- play
 
 def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
-    tally = Tally(game)
+    tally = Tally(game, pr.kind == "reachable")
     chk.record_states = True
     chk.deadline = time.perf_counter() + play_seconds
     wanted = ("violation",) if pr.kind == "reachable" else ("violation", "error")

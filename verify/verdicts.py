@@ -103,6 +103,10 @@ def actions(k: int) -> str:
     return f"{k} action{'s' * (k != 1)}"
 
 
+def _states(k: int) -> str:
+    return f"{_n(k)} state{'s' * (k != 1)}"
+
+
 def evidence_text(detail) -> str:
     """One line on what a verdict rests on, from its detail's ``evidence``."""
     ev = (detail or {}).get("evidence") or {}
@@ -120,14 +124,15 @@ def evidence_text(detail) -> str:
         else:
             reach = f"every play of at most {actions(s['depth'])}"
         stuck = f" ({_n(s['stuck'])} with no legal action and no ending)" if s.get("stuck") else ""
-        parts.append(f"search from the start: {_n(s['states'])} states, "
+        met = f" ({_n(s['states met'])} met)" if s.get("states met", s["states"]) > s["states"] else ""
+        parts.append(f"search from the start: {_states(s['states'])} searched{met}, "
                      f"{_n(s['decision states'])} where a player moves{stuck}, {reach}")
     s = ev.get("sampled setups")
     if s:
         reach = "stopped at the state found" if s.get("stopped") else \
             f"every play of at most {actions(s['depth'])} from each"
         parts.append(f"search from {s['setups']} sampled setup{'s' * (s['setups'] != 1)}: "
-                     f"{_n(s['decision states'])} states "
+                     f"{_states(s['decision states'])} "
                      f"where a player moves, {reach}")
     g = ev.get("games")
     if g:
