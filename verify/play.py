@@ -98,10 +98,10 @@ class Tally:
         return out
 
 
-def _search_evidence(ex, start: str) -> dict:
-    return {"from": start, "states": ex.states, "states met": ex.met, "decision states": ex.decisions,
-            "chance states": ex.chance, "final states": ex.final, "depth": ex.depth,
-            "complete": ex.outcome == "exhausted", "stopped": ex.outcome, "stuck": ex.stuck,
+def _search_evidence(ex, start: str, wide_setup: bool = False) -> dict:
+    return {"from": start, "wide setup": wide_setup, "states": ex.states, "states met": ex.met,
+            "decision states": ex.decisions, "chance states": ex.chance, "final states": ex.final,
+            "depth": ex.depth, "complete": ex.outcome == "exhausted", "stopped": ex.outcome, "stuck": ex.stuck,
             "endings": dict(sorted(ex.endings.items(), key=lambda kv: (-kv[1], str(kv[0]))))}
 
 
@@ -124,10 +124,12 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
         if pr.kind == "terminates":
             return _with((V.UNKNOWN, {**base, "reason": "a bounded search cannot show that every "
                                       f"play ends ({note})"}, None), evidence)
-        if depth < 0:
+        if root["wide setup"]:
             return _with((V.UNKNOWN, {**base, "reason": "the search did not get through the "
                                       "setup's chance events, so no depth holds for every deal ("
                                       + _sampled_note(evidence) + ")"}, None), evidence)
+        if depth < 0:
+            return _with((V.UNKNOWN, {**base, "reason": note}, None), evidence)
         return _with((V.holds_up_to(depth), base, None), evidence)
     verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence)
     detail["exhaustive"] = note
@@ -142,9 +144,11 @@ def _with(found, evidence):
 
 
 def _depth_note(search: dict) -> str:
-    if search["depth"] < 0:
+    if search["wide setup"]:
         return (f"the search from the start did not get past the setup's chance events "
                 f"({search['states']} states)")
+    if search["depth"] < 0:
+        return f"the search did not cover even the first actions ({search['states']} states)"
     return f"every play of at most {V.actions(search['depth'])} (and every chance outcome) checked"
 
 
@@ -183,7 +187,7 @@ def _search(chk, game, pr, spec_path, max_states, evidence):
 
     start = game.new_initial_state(seed=0, chance="explicit")
     ex = explore(game, state_check, max_states, edge_check, start=start, name="start")
-    evidence["search"] = _search_evidence(ex, "the start")
+    evidence["search"] = _search_evidence(ex, "the start", start.is_chance_node() and ex.depth < 0)
     verdict = _search_verdict(chk, game, pr, spec_path, ex, 0, shortest=True)
     if verdict is not None or ex.outcome == "exhausted":
         return verdict if verdict is not None else _exhausted(pr, ex)

@@ -119,8 +119,10 @@ def evidence_text(detail) -> str:
             reach = "the whole game"
         elif s.get("stopped") == "violated":
             reach = "stopped at the first state found"
-        elif s["depth"] < 0:
+        elif s.get("wide setup"):
             reach = "not through the setup's chance events"
+        elif s["depth"] < 0:
+            reach = "not even the first actions"
         else:
             reach = f"every play of at most {actions(s['depth'])}"
         stuck = f" ({_n(s['stuck'])} with no legal action and no ending)" if s.get("stuck") else ""
