@@ -323,9 +323,10 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
         return V.VIOLATED, detail, _cex(chk, game, spec_path, pr, found)
     cut = tally.cut["cap"] + tally.cut["time"]
     if pr.kind == "terminates" and cut:
+        why = _cut_words(tally, play_seconds)
         return V.UNKNOWN, {**detail, "reason": f"{cut} of {tally.played} games had not ended when "
-                           f"play stopped ({_cut_words(tally, play_seconds)}), with the measure falling at every "
-                           f"{pr.step}: neither an end nor a violation was seen"}, None
+                           f"play stopped ({why}), with the measure falling at every {pr.step} "
+                           f"completed: neither an end nor a violation was seen"}, None
     return V.no_violation_in(tally.played), detail, None
 
 
