@@ -390,6 +390,7 @@ def _detail_text(r) -> str:
 
 
 def print_verify_table(spec: str, results) -> None:
+    from atoll.verify.verdicts import evidence_text
     print(f"{spec}: {len(results)} check{'s' * (len(results) != 1)}")
     head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<18} {'verdict':<26} " \
            f"{'expected':<10} {'time':>7}"
@@ -403,6 +404,9 @@ def print_verify_table(spec: str, results) -> None:
         det = _detail_text(r)
         if det:
             print(f"{'':<26}   {det}")
+        ev = evidence_text(r.detail)   # what the verdict rests on
+        if ev:
+            print(f"{'':<26}   rests on: {ev}")
     for r in results:
         if r.counterexample:
             print()

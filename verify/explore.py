@@ -1,15 +1,34 @@
 """Exhaustive search of the reachable states, chance outcomes included.
 
-Breadth first from the start, with explicit chance, so that every play of
-at most k steps is covered when depth k is complete. When the whole
-reachable graph fits in the budget, the search is exhaustive: an invariant
-or deadlock freedom that holds everywhere is PROVED, and termination is
-PROVED when the graph has no cycle. Otherwise the verdict falls to play,
-and the depth completed is reported (HOLDS UP TO k where nothing else ran).
+Breadth first by the number of actions taken, with explicit chance: a chance
+outcome is not a step, so the states reached by k actions include every way
+the dice, draws and deals may fall on the way. When level k is complete,
+every play of at most k actions is covered. When the whole reachable graph
+fits in the budget, the search is exhaustive: an invariant or deadlock
+freedom that holds everywhere is PROVED, and termination is PROVED when the
+graph has no cycle. Otherwise the verdict falls to play, and the depth
+completed is reported.
+
+The search may start from the game's start (setup chance included) or from
+a given state, for instance one after a sampled setup, when the setup alone
+has more outcomes than the budget (a shuffled deck).
+
+Only states where the rules are at rest are checked: those where a player
+is to move and final ones. A chance node is the state before the action
+(or the setup) whose draw waits for its outcome, not a position of the
+game, so no property is evaluated there; a measure per action is compared
+between the state where the action was chosen and the state after every
+draw it made.
+
+The graph does not depend on the property: it is built once per game and
+start (:func:`graph`, kept while the game lives) and each property is
+checked over it in the order the search met the states, which gives the
+same answer as checking while searching.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from atoll.compiler.runtime import ModelError
@@ -18,11 +37,18 @@ from atoll.compiler.runtime import ModelError
 @dataclass
 class Exploration:
     outcome: str               # "violated", "exhausted", "bounded"
-    depth: int                 # depths 0..depth-1 complete (all of them when exhausted)
-    states: int
-    path: list                 # action ids from the start, for a violation
+    depth: int                 # every play of at most `depth` actions is covered (-1: not even
+                               # the start positions, the setup's chance being too wide)
+    states: int                # distinct states searched (chance nodes included)
+    path: list                 # action ids (chance outcomes included) to a violation
     problem: Optional[str] = None
     acyclic: Optional[bool] = None
+    met: int = 0               # distinct states met (searched, or found and left for later)
+    decisions: int = 0         # distinct states searched where a player is to move
+    chance: int = 0            # distinct chance nodes searched
+    final: int = 0             # distinct final states searched
+    stuck: int = 0             # states where a player is to move but has no legal action
+    endings: dict = field(default_factory=dict)   # ending name -> distinct final states
 
 
 def _freeze(v):
@@ -35,69 +61,191 @@ def _freeze(v):
     return v
 
 
-def _key(game, st):
+def _slot(v):
+    """A hashable stand-in for one value: itself when it is hashable (tuples,
+    frozensets, scalars), else frozen (maps, lists and what holds them)."""
+    if v.__class__ is dict:
+        try:   # a map of hashable values: its items, in no order
+            items = frozenset(v.items())
+        except TypeError:
+            return _freeze(v)
+        return ("map", items)
+    try:
+        hash(v)
+    except TypeError:
+        return _freeze(v)
+    return v
+
+
+def state_key(game, st):
     """What makes two states the same position: everything but the history,
     the random stream and, when no rule reads it, the round number."""
     values = st.S if game.info.get("reads_round", True) else st.S[1:]
     pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
                                                _freeze(st.pending[2]))
-    return (_freeze(tuple(values)), _freeze(tuple(st.ctl)), st.outcome, pending)
+    return (tuple(_slot(v) for v in values), _freeze(tuple(st.ctl)), st.outcome, pending)
 
 
-def explore(game, check: Callable, max_states: int = 4000,
-            edge_check: Optional[Callable] = None) -> Exploration:
-    """``check(state)`` returns a problem text or None for each state;
-    ``edge_check(parent, child)`` the same for each move."""
-    start = game.new_initial_state(seed=0, chance="explicit")
-    k0 = _key(game, start)
-    parent = {k0: None}
-    edges: dict[str, list[str]] = {}
-    frontier = [(k0, start)]
+# ---------------------------------------------------------------- the graph
+
+@dataclass
+class Graph:
+    """The states a breadth-first search met within its budget."""
+    order: list                # keys of the searched states, in the order searched
+    state: dict                # key -> state (searched or only met)
+    level: dict                # key -> actions from the start
+    parent: dict               # key -> (parent key, action id) or None
+    edges: dict                # key -> [(child key, action id)], for searched states
+    anchor: dict               # chance node -> the state where its action was chosen
+    outcome: str               # "exhausted", "bounded", or "error"
+    error: Optional[tuple] = None   # (key, problem, extra action ids): the model failed there
+    stop_level: int = 0        # the level being searched when the budget ran out
+    cycle: object = False      # a cycle (state key, action ids round it), None, or False: not looked for
+
+    def find_cycle(self):
+        if self.cycle is False:
+            self.cycle = _find_cycle(self.edges)
+        return self.cycle
+
+
+_GRAPHS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def graph(game, start, max_states: int, name=None) -> Graph:
+    """The graph from ``start`` within ``max_states`` states; with a
+    ``name``, kept for this game, so that each property reuses it."""
+    if name is not None:
+        kept = _GRAPHS.setdefault(game, {})
+        g = kept.get((name, max_states))
+        if g is None:
+            g = kept[(name, max_states)] = _build(game, start, max_states)
+        return g
+    return _build(game, start, max_states)
+
+
+def _build(game, start, max_states: int) -> Graph:
+    k0 = state_key(game, start)
+    g = Graph([], {k0: start}, {k0: 0}, {k0: None}, {}, {}, "exhausted")
+    level = [k0]
     depth = 0
-    while frontier:
-        for k, st in frontier:
-            try:
-                problem = check(st)
-            except ModelError as e:
-                problem = f"model error: {e}"
-            if problem:
-                return Exploration("violated", depth, len(parent), _path(parent, k), problem)
+    while level:
         nxt = []
-        for k, st in frontier:
+        i = 0
+        while i < len(level):       # the level grows while chance nodes resolve within it
+            k = level[i]
+            i += 1
+            st = g.state[k]
+            g.order.append(k)
             if st.is_terminal():
                 continue
-            out = edges.setdefault(k, [])   # (child, action id)
+            chance = st.is_chance_node()
+            out = g.edges.setdefault(k, [])
             try:
                 actions = st.legal_actions()
             except ModelError as e:
-                return Exploration("violated", depth, len(parent), _path(parent, k), f"model error: {e}")
+                g.outcome, g.error = "error", (k, f"model error: {e}", ())
+                return g
+            before = g.anchor.get(k) if chance else st
             for a in actions:
                 c = st.clone()
                 try:
                     c.apply_action(a)
                 except ModelError as e:
-                    return Exploration("violated", depth, len(parent), _path(parent, k) + [a.id],
-                                       f"model error: {e}")
-                if edge_check is not None:
-                    problem = edge_check(st, c)
-                    if problem:
-                        return Exploration("violated", depth + 1, len(parent),
-                                           _path(parent, k) + [a.id], problem)
-                ck = _key(game, c)
+                    g.outcome, g.error = "error", (k, f"model error: {e}", (a.id,))
+                    return g
+                ck = state_key(game, c)
                 out.append((ck, a.id))
-                if ck not in parent:
-                    parent[ck] = (k, a.id)
-                    nxt.append((ck, c))
-                    if len(parent) > max_states:
-                        return Exploration("bounded", depth + 1, len(parent), [])
-        frontier = nxt
+                if c.is_chance_node() and before is not None:
+                    g.anchor.setdefault(ck, before)
+                if ck not in g.parent:
+                    g.parent[ck] = (k, a.id)
+                    g.state[ck] = c
+                    g.level[ck] = depth if chance else depth + 1
+                    (level if chance else nxt).append(ck)
+                    if len(g.parent) > max_states:
+                        g.outcome, g.stop_level = "bounded", depth
+                        return g
+        level = nxt
         depth += 1
-    cycle = _find_cycle(edges)
-    if cycle is None:
-        return Exploration("exhausted", depth, len(parent), [], acyclic=True)
-    node, loop = cycle
-    return Exploration("exhausted", depth, len(parent), _path(parent, node) + loop, acyclic=False,
-                       problem="the game can go round in a cycle of states for ever")
+    g.stop_level = depth
+    return g
+
+
+# ---------------------------------------------------------------- checking
+
+def explore(game, check: Callable, max_states: int = 4000,
+            edge_check: Optional[Callable] = None, start=None, prefix: tuple = (),
+            name=None) -> Exploration:
+    """``check(state)`` returns a problem text or None for each state at
+    rest; ``edge_check(before, after)`` the same for each action, ``before``
+    being the state where it was chosen and ``after`` the next state at rest
+    (every chance outcome between them resolved).
+
+    ``start``: an explicit-chance state to search from (default: the game's
+    start); ``prefix``: the action ids that lead to it, put before the path
+    of a violation; ``name``: the graph's name, to keep it for the game."""
+    if start is None:
+        start = game.new_initial_state(seed=0, chance="explicit")
+        name = name or "start"
+    g = graph(game, start, max_states, name)
+    ex = Exploration("bounded", -1, 0, [], met=len(g.parent))
+
+    def path(k, extra=()):
+        return list(prefix) + _path(g.parent, k) + list(extra)
+
+    def found(k, problem, extra=()):
+        ex.outcome, ex.problem, ex.path = "violated", problem, path(k, extra)
+        return ex
+
+    for k in g.order:
+        ex.states += 1
+        st = g.state[k]
+        chance = st.is_chance_node()
+        if chance:
+            ex.chance += 1
+        else:
+            if st.is_terminal():
+                ex.final += 1
+                ex.endings[st.ending()] = ex.endings.get(st.ending(), 0) + 1
+            else:
+                ex.decisions += 1
+                if not g.edges.get(k) and (g.error is None or g.error[0] != k):
+                    ex.stuck += 1
+            try:
+                problem = check(st)
+            except ModelError as e:
+                problem = f"model error: {e}"
+            if problem:
+                return found(k, problem)
+        if edge_check is not None:
+            before = g.anchor.get(k) if chance else st
+            if before is not None:
+                for ck, aid in g.edges.get(k, ()):
+                    after = g.state[ck]
+                    if after.is_chance_node():
+                        continue
+                    problem = edge_check(before, after)
+                    if problem:
+                        return found(k, problem, [aid])
+        if g.error is not None and g.error[0] == k:
+            return found(k, g.error[1], g.error[2])
+    if g.outcome == "bounded":
+        ex.depth = g.stop_level - 1
+        loop = g.find_cycle()
+        if loop is not None:   # a cycle among the states met is a real one
+            ex.acyclic = False
+            ex.problem = "the game can go round in a cycle of states for ever"
+            ex.path = path(loop[0], loop[1])
+        return ex
+    ex.outcome, ex.depth = "exhausted", g.stop_level - 1
+    loop = g.find_cycle()
+    if loop is None:
+        ex.acyclic = True
+        return ex
+    ex.acyclic = False
+    ex.path = path(loop[0], loop[1])
+    ex.problem = "the game can go round in a cycle of states for ever"
+    return ex
 
 
 def _path(parent, k) -> list:
@@ -112,7 +260,7 @@ def _find_cycle(edges: dict):
     """A cycle of the explored graph, as (a state on it, the action ids once
     round it), or None (iterative depth-first search)."""
     WHITE, GREY, BLACK = 0, 1, 2
-    color: dict[str, int] = {}
+    color: dict = {}
     for root in edges:
         if color.get(root, WHITE) != WHITE:
             continue

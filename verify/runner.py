@@ -110,6 +110,7 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 detail = {"reason": f"internal error in the checker ({type(e).__name__}: {e}); this is "
                                     "a bug in atoll, not in the spec (`atoll --debug` shows where)"}
                 trace = traceback.format_exc()
+            detail = V.with_evidence(pr.kind, method, verdict, detail)   # what it rests on
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
                                     axes, trace))

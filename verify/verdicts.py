@@ -64,3 +64,92 @@ class Result:
                 "players": self.players, "options": self.options, "verdict": self.verdict,
                 "expected": self.expected, "ok": self.ok, "seconds": round(self.seconds, 3),
                 "detail": self.detail, "counterexample": self.counterexample}
+
+
+# ---------------------------------------------------------------- what a verdict rests on
+
+_Z3_GROUNDS = {
+    ("theorem", PROVED): "z3: no value of the binders in their domains makes the body false",
+    ("theorem", VIOLATED): "z3: the input shown makes the body false",
+    ("well_defined", PROVED): "z3: over the binders' domains some case always applies, and "
+                              "cases that overlap agree",
+    ("well_defined", VIOLATED): "z3: the input shown has no case, or two that disagree",
+    ("witness", WITNESS_FOUND): "z3: the values shown satisfy the body",
+    ("witness", NO_WITNESS): "z3: no value of the binders in their domains satisfies the body",
+}
+
+
+def with_evidence(kind: str, method: str, verdict: str, detail) -> dict:
+    """The detail with its ``evidence`` entry: the checkers by search and
+    play fill it in themselves; a z3 verdict gets what z3 established."""
+    detail = dict(detail or {})
+    if "evidence" in detail:
+        return detail
+    if method == "z3 abstraction" and verdict == PROVED:
+        detail["evidence"] = {"z3": "z3: over an abstraction of the state (collections known by "
+                                    "their size), no action leaves the measure as high, and the "
+                                    "measure starts at the bound shown"}
+    elif (kind, verdict) in _Z3_GROUNDS:
+        detail["evidence"] = {"z3": _Z3_GROUNDS[kind, verdict]}
+    else:
+        detail["evidence"] = {"z3": "no answer: " + str(detail.get("reason", "see the detail"))}
+    return detail
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def actions(k: int) -> str:
+    return f"{k} action{'s' * (k != 1)}"
+
+
+def _states(k: int) -> str:
+    return f"{_n(k)} state{'s' * (k != 1)}"
+
+
+def evidence_text(detail) -> str:
+    """One line on what a verdict rests on, from its detail's ``evidence``."""
+    ev = (detail or {}).get("evidence") or {}
+    parts = []
+    if "z3" in ev:
+        parts.append(ev["z3"])
+    s = ev.get("search")
+    if s:
+        if s["complete"]:
+            reach = "the whole game"
+        elif s.get("stopped") == "violated":
+            reach = "stopped at the first state found"
+        elif s.get("wide setup"):
+            reach = "not through the setup's chance events"
+        elif s["depth"] < 0:
+            reach = "not even the first actions"
+        else:
+            reach = f"every play of at most {actions(s['depth'])}"
+        stuck = f" ({_n(s['stuck'])} with no legal action and no ending)" if s.get("stuck") else ""
+        met = f" ({_n(s['states met'])} met)" if s.get("states met", s["states"]) > s["states"] else ""
+        parts.append(f"search from the start: {_states(s['states'])} searched{met}, "
+                     f"{_n(s['decision states'])} where a player moves{stuck}, {reach}")
+    s = ev.get("sampled setups")
+    if s:
+        reach = "stopped at the state found" if s.get("stopped") else \
+            f"every play of at most {actions(s['depth'])} from each"
+        parts.append(f"search from {s['setups']} sampled setup{'s' * (s['setups'] != 1)}: "
+                     f"{_states(s['decision states'])} "
+                     f"where a player moves, {reach}")
+    g = ev.get("games")
+    if g:
+        cut = []
+        if g.get("cut at the cap"):
+            cut.append(f"{g['cut at the cap']} cut at {_n(g['cap'])} actions")
+        if g.get("cut by the time budget"):
+            cut.append(f"{g['cut by the time budget']} cut by the time budget")
+        endings = ", ".join(f"{k} {v}" for k, v in g["endings"].items()) or "none"
+        parts.append(f"{g['played']} games ({g['uniform']} uniformly random, {g['steered']} "
+                     f"steered by hypothesis), {_n(g['actions'])} actions, "
+                     f"{round(100 * g['random choices'])}% of choices random, "
+                     f"{_n(g['distinct states'])} distinct states"
+                     + (f" ({'; '.join(cut)})" if cut else "") + f"; endings: {endings}"
+                     + (f"; never reached: {', '.join(g['endings not reached'])}"
+                        if g.get("endings not reached") else ""))
+    return "; ".join(parts)

@@ -10,6 +10,7 @@ from typing import Optional
 
 from atoll.docgen.rst import code, code_block, esc, heading, indent, label, lit, table
 from atoll.docgen.rulebook import SpecDoc, notes_block
+from atoll.verify.verdicts import evidence_text
 
 _KIND_WORDS = {
     "theorem": "theorem (z3, for every input)",
@@ -127,6 +128,9 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
             how = detail_text(r)
             out += indent([f"Verdict ({r.players} players, default options): "
                            f"{badge(r.verdict, r.ok, r.detail)}" + (f" {esc(how)}" if how else ""), ""], 3)
+            grounds = evidence_text(r.detail)
+            if grounds:
+                out += indent([f"Rests on: {esc(grounds)}.", ""], 3)
         out += indent(code_block(doc.excerpt(pr)), 3)
     if results is None:
         return out + ["Verification is switched off for this build (``atoll_verify = False``).", ""]
