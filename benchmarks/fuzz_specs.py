@@ -126,7 +126,8 @@ def shrink(case: G.Case, opts: dict, sig: str, budget: float, jobs: int, timeout
     chunk = max(1, len(lines) // 2)
 
     def keeps(cand: list) -> bool:
-        c = G.Case(case.generator, case.tags, dict(case.files), case.main, case.note, case.oracle, case.cli)
+        c = G.Case(case.generator, case.tags, dict(case.files), case.main, case.note, case.oracle, case.cli,
+                   dict(case.data))
         c.files[case.main] = "\n".join(cand)
         res = run_cases([(0, c, opts)], jobs=1, timeout=timeout)[0]
         return any(signature(c.tags, c.generator, f) == sig for f in res["findings"])
@@ -155,7 +156,7 @@ def encode_case(case: G.Case) -> dict:
         else:
             files[k] = v
     return {"generator": case.generator, "tags": list(case.tags), "files": files, "main": case.main,
-            "note": case.note, "oracle": case.oracle, "cli": case.cli}
+            "note": case.note, "oracle": case.oracle, "cli": case.cli, "index": case.data.get("index", 0)}
 
 
 def decode_case(d: dict) -> G.Case:
@@ -166,7 +167,7 @@ def decode_case(d: dict) -> G.Case:
         else:
             files[k] = v
     return G.Case(d["generator"], tuple(d["tags"]), files, d["main"], d.get("note", ""),
-                  d.get("oracle"), d.get("cli", False))
+                  d.get("oracle"), d.get("cli", False), {"index": d.get("index", 0)})
 
 
 def fuzz(n: int, seed: int, jobs: int, timeout: float, memory_mb: int, args, progress=None,

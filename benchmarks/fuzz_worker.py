@@ -214,7 +214,7 @@ def _damage(rng, d: dict) -> tuple[dict, str]:
     return d, f"{how} at {'/'.join(map(str, path))}", path
 
 
-def _saved(out: Outcome, game, st, seed: int) -> None:
+def _saved(out: Outcome, game, st, seed) -> None:
     """Damaged saves: refused with CorruptState, or loaded and playable. One
     whose seed, chance mode and history are intact holds the state those
     give: a loader that accepts another one accepts an impossible state."""
@@ -330,17 +330,18 @@ def run_case(case: G.Case, opts: dict, report=lambda msg: None) -> dict:
                 stage("oracle")
                 _oracle(out, games[0], case.oracle)
             stage("play")
+            ix = case.data.get("index", 0)     # each case plays and damages other games
             for k, game in enumerate(games[:2]):
                 for j, chance in enumerate(("auto", "explicit")):
                     try:
-                        kept = _play(out, game, 1000 * k + j, opts.get("steps", 60), chance)
+                        kept = _play(out, game, 10 * ix + 2 * k + j, opts.get("steps", 60), chance)
                     except atoll.ModelError:
                         out.set_plain("MODEL")
                         continue
                     if kept is not None and k == 0 and opts.get("saved", True):
                         stage("saved")
-                        for st in kept:
-                            _saved(out, game, st, j)
+                        for m, st in enumerate(kept):
+                            _saved(out, game, st, f"{ix}:{j}:{m}")
                         stage("play")
             if opts.get("verify") and comp.program.properties:
                 stage("verify")
@@ -492,8 +493,9 @@ def run_cases(tasks: Iterable[tuple], jobs: int = 2, timeout: float = 10.0, memo
                 elif time.monotonic() >= s.deadline:
                     stage = s.stage
                     s.kill()
+                    limit = stage_timeouts.get(stage, timeout)
                     res = {"class": "HANG", "findings": [{"class": "HANG", "stage": stage,
-                                                          "detail": f"past {timeout} s"}],
+                                                          "detail": f"stage {stage} ran past {limit} s"}],
                            "stages": [], "notes": []}
                     sentinel = s.workdir / "SENTINEL"
                     if sentinel.exists():
