@@ -1,4 +1,4 @@
-"""A few hundred cases of the fuzz run (``benchmarks/fuzz_specs.py``): the
+"""Two hundred cases of the fuzz run (``benchmarks/fuzz_specs.py``): the
 same generators (grammar, mutations of the shipped specs, hostile texts,
 names, paths, data files, `extends`, deep nesting, limits, expensive
 constants, colliding names), each case in a worker process with a time
@@ -7,9 +7,10 @@ toolchain, hang, run out of memory, read outside its folder, miscompile or
 load a damaged save as a state its history does not lead to.
 
 Failures that are already reported are listed in ``KNOWN`` (a signature
-pattern, with a small case each): the run tolerates exactly those, and each
-has a strict-xfail test below that starts passing, that is failing, once
-the bug is fixed; then delete its entry. Cases that carry a tag of a known
+pattern, most with a small case; ``benchmarks/fuzz_findings.md`` has a
+reproducer for each): the run tolerates exactly those, and each case has a
+strict-xfail test below that starts passing, that is failing, once the bug
+is fixed; then delete its entry. Cases that carry a tag of a known
 hang (``skip``) are left out of the run while the entry exists, as each
 would cost the whole time limit. (The same style as ``test_fuzz.py``.)
 """
@@ -93,7 +94,7 @@ KNOWN: dict = {
         r"^(ESCAPE|LEAK) (compile|cli [\w-]+) \[hostile_(data|extends)",
         (), _case(_data_game("../secret_ok.json"), gen="hostile_data", tags=("data", "up_secret", "escape"))),
     "expensive_constants": (
-        r"^(HANG|MEMORY) (instantiate|play) \[(expensive: expensive/(nested_sum|reverse_consts|subsets)"
+        r"^(HANG|MEMORY) (instantiate|play|verify) \[(expensive: expensive/(nested_sum|reverse_consts|subsets)"
         r"|limits: limits/big_list)",
         ("nested_sum", "reverse_consts", "subsets", "big_list"),
         _case(DEEP.replace("state {", "const k: int = sum(x * y for x in range(100000) "
@@ -144,8 +145,8 @@ def test_fuzz_run_has_no_new_failures():
 @pytest.fixture(scope="module")
 def known_results():
     """Each known case, run once (two workers, a short time limit)."""
-    tasks = [(name, case, {"steps": 20, "counts": 2, "saved": False}) for name, (_, _, case) in KNOWN.items()
-             if case is not None]
+    tasks = [(name, case, {"steps": 20, "counts": 2, "saved": False})
+             for name, (_, _, case) in KNOWN.items() if case is not None]
     return {r["key"]: r for r in run_cases(tasks, jobs=2, timeout=4.0, memory_mb=512)}
 
 
@@ -185,8 +186,6 @@ def test_known_bug_damaged_save_is_refused(tmp_path):
     d["checksum"] = hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
     with pytest.raises(atoll.CorruptState):
         game.state_from_json(json.dumps(d))
-
-
 
 
 @pytest.mark.parametrize("kind, expected", [("run", "CODE_EXEC"), ("loop", "HANG"),
