@@ -24,6 +24,10 @@ MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219280948873626)   # 10 ** 4300 has this 
 # Players a game may declare: A0108.
 MAX_PLAYERS = 1000
 
+#: How many files a chain of `extends` may pass through (a variant of a
+#: variant of ... a game); past it, A0401.
+MAX_EXTENDS = 32
+
 # `atoll check` builds a game for every player count when the range has at
 # most this many counts, else for a sample of this many (both ends included).
 CHECK_PLAYER_COUNTS = 16

@@ -133,6 +133,10 @@ def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
     if base_path in seen:
         rep.add("A0401", f"{ext[0].path} extends itself in a cycle", ext[0].span)
         return None
+    if len(seen) >= limits.MAX_EXTENDS:
+        rep.add("A0401", f"a chain of more than {limits.MAX_EXTENDS} variants, each extending the next",
+                ext[0].span, "extend the base game, or a variant of it, directly")
+        return None
     base = read_items(base_path, rep, sources, seen + (base_path,), ext[0].span, access)
     if base is None:
         if not rep.errors:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from itertools import islice
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -32,6 +33,8 @@ from atoll.compiler.savegame import CorruptState
 from atoll.compiler.values import ValueCodec, pack
 
 CHANCE = -1
+#: The most legal actions one state may list (see docs/language.md, Limits).
+MAX_LEGAL = 200_000
 SIMULTANEOUS = -2
 TERMINAL = -4
 
@@ -479,11 +482,19 @@ class Game:
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
 
+    def _seats(self, winners: tuple) -> tuple:
+        """The winners a `win` names, each a seat of this game."""
+        bad = [p for p in winners if not (isinstance(p, int) and 0 <= p < self.num_players)]
+        if bad:
+            raise ModelError(f"{self._where} names the winner {bad[0]!r}, which is not a seat of a "
+                             f"{self.num_players}-player game (seats 0 to {self.num_players - 1})")
+        return winners
+
     def _after_effects(self, st: State, X: Transaction) -> bool:
         """Endings after any change; then the signals of `end phase`/`end turn`.
         Returns True when the game is over."""
         if X.outcome is not None:
-            st.outcome = (self._where.replace("`", ""), X.outcome)
+            st.outcome = (self._where.replace("`", ""), self._seats(X.outcome))
             return True
         if self._check_endings(st, X, "immediately"):
             return True
@@ -557,7 +568,7 @@ class Game:
         en, where, cond, win, key = ends[i]
         self._where = where
         if en.kind == "win":
-            winners = tuple(sorted(set(win(st.S))))
+            winners = self._seats(tuple(sorted(set(win(st.S)))))
         elif en.kind == "tie":
             winners = ()
         else:
@@ -656,11 +667,16 @@ class Game:
         try:
             for where, choices, kind, spec in self._listing[self.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
                 self._where = where
+                room = MAX_LEGAL + 1 - len(out)   # a state lists at most MAX_LEGAL actions
                 if simultaneous:
-                    out.extend([self._make_action(spec, params, me, True) for params in choices(S, me)])
+                    out.extend([self._make_action(spec, params, me, True)
+                                for params in islice(choices(S, me), room)])
                 else:
-                    for params in choices(S, me):
+                    for params in islice(choices(S, me), room):
                         out.append(Action(kind, params, None, me, None, self))
+                if len(out) > MAX_LEGAL:
+                    raise ModelError(f"evaluating {where}: more than {MAX_LEGAL:,} legal actions in one "
+                                     "state (a limit of the model: narrow the parameters' domains)")
         except RecursionError:
             raise ModelError(f"evaluating {self._where}: the rules call each other without end") from None
         except (ModelError, IllegalAction):

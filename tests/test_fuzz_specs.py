@@ -153,7 +153,7 @@ def known_results():
     """Each known and each fixed case, run once (two workers, a short time limit)."""
     tasks = [(name, case, {"steps": 20, "counts": 2, "saved": False})
              for name, (_, _, case) in {**KNOWN, **FIXED}.items() if case is not None]
-    return {r["key"]: r for r in run_cases(tasks, jobs=2, timeout=10.0, memory_mb=512)}
+    return {r["key"]: r for r in run_cases(tasks, jobs=2, timeout=10.0, memory_mb=2048)}
 
 
 def _signatures(name, res) -> list:

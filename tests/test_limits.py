@@ -348,3 +348,38 @@ def test_should_python_refuse_the_generated_code_it_is_a_diagnostic(tmp_path, mo
     (diag,) = info.value.diagnostics
     assert diag.code == "A0005" and "Python refused" in diag.message
     assert diag.span.line == text.splitlines().index(text.splitlines()[-1]) + 1
+
+
+# ---------------------------------------------------------------- found by the 10,000-spec fuzz run
+
+def test_a_chain_of_variants_past_the_limit_is_a_diagnostic(tmp_path):
+    """Each variant extends the next; past limits.MAX_EXTENDS files it is
+    A0401 (it was a RecursionError in the parser at about 950)."""
+    write(tmp_path, BASE, "v0.atoll")
+    n = limits.MAX_EXTENDS + 5
+    for i in range(1, n + 1):
+        write(tmp_path, f'extends "v{i - 1}.atoll"\n', f"v{i}.atoll")
+    assert "A0401" in codes(lambda: atoll.compile_spec(tmp_path / f"v{n}.atoll"))
+    # a chain within the limit still compiles
+    atoll.compile_spec(tmp_path / f"v{limits.MAX_EXTENDS - 1}.atoll")
+
+
+def test_a_win_naming_no_seat_is_a_model_error(tmp_path):
+    """`win [2]` in a 2-player game: a ModelError naming the ending, not a
+    finished state that saves but no longer loads."""
+    path = write(tmp_path, BASE.replace("=> tie", "=> win [2]"))
+    state = atoll.load(path, players=2).new_initial_state(seed=1)
+    with pytest.raises(atoll.ModelError, match=r"ending `over`.*winner 2.*not a seat"):
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+
+
+def test_a_state_with_too_many_legal_actions_is_a_model_error(tmp_path, monkeypatch):
+    from atoll.compiler import runtime
+    monkeypatch.setattr(runtime, "MAX_LEGAL", 1000)
+    path = write(tmp_path, BASE.replace("action go()", "action go(a: int in range(40), b: int in range(40))"))
+    state = atoll.load(path, players=2).new_initial_state(seed=1)
+    with pytest.raises(atoll.ModelError, match="more than 1,000 legal actions"):
+        state.legal_actions()
+    monkeypatch.setattr(runtime, "MAX_LEGAL", 1600)
+    assert len(state.legal_actions()) == 1600
