@@ -355,6 +355,9 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     ns["TEAM_OF"] = {p: t for t in teams for p in t}
     for p in range(players):
         ns["TEAM_OF"].setdefault(p, (p,))
+    with Budget():   # initial values read only constants: each is evaluated once here, within the budget
+        for v in prog.state.values():
+            _evaluate(ns[N.init(v.name)], f"the initial value of `{v.name}`", v.span, sources)
     # The rules again, with this game's options, constants and player count
     # folded in (the values already computed stay in the namespace).
     statics = {("option", o.name): ns[N.value(o.name)] for o in prog.options.values()}

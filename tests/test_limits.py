@@ -383,3 +383,11 @@ def test_a_state_with_too_many_legal_actions_is_a_model_error(tmp_path, monkeypa
         state.legal_actions()
     monkeypatch.setattr(runtime, "MAX_LEGAL", 1600)
     assert len(state.legal_actions()) == 1600
+
+
+def test_an_initial_value_that_never_ends_is_a_diagnostic(tmp_path):
+    """A state variable's initial value is evaluated within the budget when
+    the game is built (it used to hang every new game)."""
+    text = BASE.replace("state { x: int = 0 }",
+                        "state { x: int = 0  y: int = sum(a * b for a in range(100000) for b in range(100000)) }")
+    assert codes(lambda: atoll.load(write(tmp_path, text), players=2)) == ["A0305"]
