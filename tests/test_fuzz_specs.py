@@ -210,7 +210,7 @@ def test_the_harness_sees_each_failure(monkeypatch, kind, expected):
     this process, so they inherit the replacement)."""
     import fuzz_worker
 
-    def hostile(path):
+    def hostile(path, *args, **kwargs):
         if kind == "run":
             exec(G.PAYLOAD, {"__builtins__": {}})
         elif kind == "loop":

@@ -170,7 +170,7 @@ def test_devices_fifos_and_huge_files_never_block(tmp_path):
         (tmp_path / f"{name}.atoll.in").write_text(
             GAME.format(extra=f'data d: list[int] from "{name}.json"'))
     r = subprocess.run([sys.executable, "-c", HOSTILE, str(tmp_path), str(tmp_path / "g.atoll")],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)   # (not the checkout's atoll/)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout) == {"fifo": ["A0502"], "zero": ["A0502"], "sparse": ["A0503"],
                                     "spec-fifo": ["A0502"]}
