@@ -21,7 +21,7 @@ from typing import Optional
 
 from atoll.compiler import files, limits, pipeline
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
-from atoll.diagnostics import SpecError, render_all
+from atoll.diagnostics import SpecError, printable, render_all
 from atoll import render
 from atoll.simulation import play_random_game, simulate  # noqa: F401 (the local engine)
 
@@ -186,7 +186,7 @@ def cmd_check(args) -> int:
             errors = sum(d.severity == "error" for d in diags)
             warnings = len(diags) - errors
             status = "ok" if ok else "FAILED"
-            print(f"{status}: {f} ({errors} error{'s' * (errors != 1)}, "
+            print(f"{status}: {printable(str(f))} ({errors} error{'s' * (errors != 1)}, "
                   f"{warnings} warning{'s' * (warnings != 1)})")
     if args.json:
         print(json.dumps({"files": report, "ok": failed == 0}, indent=2))

@@ -209,3 +209,16 @@ def test_a_game_block_entry_given_twice(tmp_path):
         atoll.compile_spec(path)
     assert [d.code for d in info.value.diagnostics] == ["A0108"]
     assert "`title` is given twice" in str(info.value)
+
+
+def test_check_shows_a_file_name_with_control_characters_as_question_marks(tmp_path, capsys):
+    """A spec's file name reaches the terminal like its other text: control
+    characters (a newline, an escape sequence) shown as `?`."""
+    from atoll.cli import main
+    path = tmp_path / "a\nb\x1b[31m.atoll"
+    path.write_text('game g { title: "G" players: 2..2 }\nstate { n: int = 0 }\n'
+                    "flow { round { turns in seats: p } }\nphase p { action go() { n = n + 1 end phase } }\n"
+                    "ending e after_turn when n > 3 => tie\n")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "a?b?[31m.atoll" in out and "\x1b" not in out

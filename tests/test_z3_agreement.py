@@ -130,16 +130,22 @@ INPUTS = st.fixed_dictionaries({
 _compiled = {}
 
 
-def compile_expr(result: str, expr: str):
-    key = (result, expr)
+def _compile_header(header: str, result: str, expr: str):
+    """The small spec ``header`` with ``result`` and ``expr`` put in, compiled
+    and instantiated once (cached)."""
+    key = (header, result, expr)
     if key not in _compiled:
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "agree.atoll"
-            path.write_text(HEADER.replace("RESULT", result).replace("EXPR", expr))
+            path.write_text(header.replace("RESULT", result).replace("EXPR", expr))
             comp = atoll.compile_spec(path)
             game = atoll.compiler.pipeline.instantiate(comp, 2)
         _compiled[key] = (comp, game)
     return _compiled[key]
+
+
+def compile_expr(result: str, expr: str):
+    return _compile_header(HEADER, result, expr)
 
 
 def symbolic_inputs(v, ev):
@@ -289,15 +295,7 @@ SYM_INPUTS = st.fixed_dictionaries({
 
 
 def compile_sym(result: str, expr: str):
-    key = ("sym", result, expr)
-    if key not in _compiled:
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / "agree2.atoll"
-            path.write_text(SYM_HEADER.replace("RESULT", result).replace("EXPR", expr))
-            comp = atoll.compile_spec(path)
-            game = atoll.compiler.pipeline.instantiate(comp, 2)
-        _compiled[key] = (comp, game)
-    return _compiled[key]
+    return _compile_header(SYM_HEADER, result, expr)
 
 
 def symbolic_collections(v):
