@@ -37,6 +37,12 @@ CHECK_PLAYER_COUNTS = 16
 # games take 1.5% of it).
 EVAL_STEPS = 2_000_000
 
+# Candidate choices (parameter tuples, legal or not) that listing one action's
+# choices in one state may examine, counted as its loops start: past it, a
+# ModelError that names the action (a state of 300 x 300 x 300 choices is
+# refused at once rather than listed for minutes).
+MAX_CHOICES = 1_000_000
+
 # Items a standard function may build in one go (`range`, `between`): an
 # evaluation error past it.
 MAX_ITEMS = 1_000_000

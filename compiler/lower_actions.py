@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 
+from atoll.compiler import limits
 from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.grammar import ast as A
@@ -301,6 +302,11 @@ class ActionLowering:
             lvl = max([level_of[nm] for nm in self._locals_in(g.cond) if nm in level_of], default=0)
             by_level.setdefault(lvl, []).append(g)
         depth = 1
+        # candidates this listing may still examine (limits.MAX_CHOICES), counted
+        # as each inner loop starts (the outermost walks a collection that exists)
+        budget = self.fresh("left") if len(a.params) > 1 else None
+        if budget:
+            self.emit(f"{budget} = {limits.MAX_CHOICES}", depth)
         if self.known or self.statics:   # a `when` that the known slots make true needs no test
             by_level = {lvl: [g for g in gs if self.frame.const(g.cond, self.known) is not True]
                         for lvl, gs in by_level.items()}
@@ -342,7 +348,15 @@ class ActionLowering:
             if isinstance(sources[i], tuple):
                 depth = self._fused_loops(q.name, *sources[i], depth)
             else:
-                self.emit(f"for {N.local(q.name)} in {sources[i]}:", depth)
+                src = sources[i]
+                if i > 0 and budget and not src.isidentifier():
+                    src = self.fresh("dom")
+                    self.emit(f"{src} = {sources[i]}", depth)
+                if i > 0 and budget:
+                    self.emit(f"{budget} -= len({src})", depth)
+                    self.emit(f"if {budget} < 0:", depth)
+                    self.emit(f"{N.stdlib('too_many_choices')}()", depth + 1)
+                self.emit(f"for {N.local(q.name)} in {src}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
                 self.emit(f"if not {self.ex(g.cond)}:", depth)

@@ -29,12 +29,19 @@ from typing import Optional, Union
 from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler import intbound, savegame
+from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.values import ValueCodec, pack
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
 MAX_LEGAL = 200_000
+
+
+def _why(e: Exception) -> str:
+    """An error raised while a rule ran, as a ModelError words it (an
+    evaluation error of the language speaks for itself)."""
+    return str(e) if isinstance(e, EvalError) else f"{type(e).__name__}: {e}"
 SIMULTANEOUS = -2
 TERMINAL = -4
 
@@ -636,7 +643,7 @@ class Game:
                 raise ModelError(f"evaluating {self._where}: the rules call each other without end "
                                  "(for example two `ensures` that ask `can` of each other)") from None
             # a spec bug surfaced by evaluation
-            raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
+            raise ModelError(f"evaluating {self._where}: {_why(e)}") from None
         st.rng[1] = X.counter
         st.pending = None
         st._legal = None
@@ -682,7 +689,7 @@ class Game:
         except (ModelError, IllegalAction):
             raise
         except Exception as e:
-            raise ModelError(f"evaluating {self._where}: {type(e).__name__}: {e}") from None
+            raise ModelError(f"evaluating {self._where}: {_why(e)}") from None
         return out
 
     def _action_id(self, spec: ActionSpec, params: tuple, player: Optional[int] = None) -> int:

@@ -239,6 +239,11 @@ def no_case(names):
                     "`well_defined` property finds such inputs")
 
 
+def too_many_choices():
+    raise EvalError(f"more than {limits.MAX_CHOICES:,} candidate choices in one state (a limit of the "
+                    "model: narrow the parameters' domains, or test them earlier)")
+
+
 def unique(xs):
     """The distinct items of a list, in order (choices that are equal collapse)."""
     try:

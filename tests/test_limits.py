@@ -385,6 +385,29 @@ def test_a_state_with_too_many_legal_actions_is_a_model_error(tmp_path, monkeypa
     assert len(state.legal_actions()) == 1600
 
 
+def test_a_choice_space_too_large_to_list_is_refused_at_once(tmp_path):
+    """27 million candidate choices: refused as soon as the loops have
+    examined more than MAX_CHOICES, with or without a `when` that thins
+    them (it used to list 200,001 actions first, seconds per state); the
+    state is unchanged and a smaller space still lists completely."""
+    from atoll.compiler import limits
+    params = "a: int in range(300), b: int in range(300), c: int in range(300)"
+    for guard in ("true", "a + b + c == 0"):
+        path = write(tmp_path, BASE.replace("action go()", f"action go({params}) when {guard}"))
+        state = atoll.load(path, players=2).new_initial_state(seed=1)
+        before = state.to_json()
+        with pytest.raises(atoll.ModelError, match=r"action `go`.*more than 1,000,000 candidate choices"):
+            state.legal_actions()
+        assert state.to_json() == before
+    # a dependent domain is counted as it is met: b ranges over a's range
+    path = write(tmp_path, BASE.replace("action go()", "action go(a: int in range(2000), b: int in range(a)) when b == 0"))
+    with pytest.raises(atoll.ModelError, match="candidate choices"):
+        atoll.load(path, players=2).new_initial_state(seed=1).legal_actions()
+    path = write(tmp_path, BASE.replace("action go()", "action go(a: int in range(1000), b: int in range(a)) when b == 0"))
+    assert len(atoll.load(path, players=2).new_initial_state(seed=1).legal_actions()) == 999
+    assert limits.MAX_CHOICES >= 1000 * 999 // 2 + 1000
+
+
 def test_an_initial_value_that_never_ends_is_a_diagnostic(tmp_path):
     """A state variable's initial value is evaluated within the budget when
     the game is built (it used to hang every new game)."""
