@@ -118,7 +118,7 @@ def register(spec: Union[str, Path, Game], players: Optional[int] = None, option
     ObservationEncoder(game, hash_size)       # checks hash_size
     entry.stochastic = "X.draw(" in comp.source   # the lowering's only way to chance
     hidden = any(vis != "all" for _, vis in game.visibility)
-    simultaneous = any(kind == "simultaneous" for stages in game.rounds for *_, kind in stages)
+    simultaneous = any(stage[2] == "simultaneous" for stages in game.rounds for stage in stages)
     entry.zero_sum = hi == 2
     GT = pyspiel.GameType
     entry.game_type = GT(

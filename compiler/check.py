@@ -595,6 +595,8 @@ def check_types(prog: Program, rep: Reporter) -> None:
             for st in rd.stages:
                 c.expect(("list", T.INT), c.expr(st.players, Ctx("stage")), st.players.span,
                          "the players of a stage")
+                if st.kind == "around":
+                    _check_around(c, st)
                 for name, span in zip(st.phases, st.phase_spans or [st.span] * len(st.phases)):
                     if name not in prog.phases:
                         rep.add("A0101", f"unknown phase `{name}`", span,
@@ -731,3 +733,23 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
         want = T.INT if pr.kind == "terminates" else T.BOOL
         c.expect(want, c.expr(pr.body, ctx), pr.body.span,
                  "a ranking measure" if want == T.INT else f"the body of {where}")
+
+
+def _check_around(c: "Checker", st: A.Stage) -> None:
+    """`turns around L from v until C`: C is a condition on the state, and v
+    a global variable of seats that the flow may write (it keeps whose turn it is)."""
+    if st.until is not None:
+        c.expect(T.BOOL, c.expr(st.until, Ctx("condition of a stage")), st.until.span,
+                 "the condition that ends the stage")
+    if st.keeper is None:
+        return
+    v = c.p.state.get(st.keeper)
+    span = st.keeper_span or st.span
+    if v is None:
+        c.rep.add("A0101", f"`from {st.keeper}`: no state variable is named `{st.keeper}`", span,
+                  "declare a global variable of type Player in `state` (for instance "
+                  f"`{st.keeper}: Player = 0 visible all`) and name it here")
+    elif v.scope == "player" or c.resolve(v.type) != T.INT:
+        c.rep.add("A0103", f"`from {st.keeper}`: the flow keeps whose turn it is in `{st.keeper}`, "
+                  "which must be a global variable of type Player", span,
+                  f"declare `{st.keeper}: Player = 0` in `state`")

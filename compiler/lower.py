@@ -536,6 +536,8 @@ class Lowerer(ActionLowering, PythonLimits):
                 self.function(N.round_fn(i), "S", self.ex(rd.cond) if rd.cond is not None else "True")
                 for j, st in enumerate(rd.stages):
                     self.function(N.stage_fn(i, j), "S", self.ex(st.players))
+                    if st.until is not None:
+                        self.function(N.until_fn(i, j), "S", self.ex(st.until))
         for ph in p.phases.values():
             self.current_phase = ph.name
             self.open_def(N.phase("enter", ph.name), "S, me, X")

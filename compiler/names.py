@@ -134,6 +134,10 @@ def stage_fn(i: int, j: int) -> str:
     return f"stage_{int(i)}_{int(j)}"
 
 
+def until_fn(i: int, j: int) -> str:
+    return f"until_{int(i)}_{int(j)}"
+
+
 def require_fn(i: int) -> str:
     return f"req_{int(i)}"
 

@@ -483,7 +483,9 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             idx.append(spec.index)
             actions.append(spec)
         phases[ph.name] = runtime.PhaseSpec(ph.name, tuple(idx), bool(ph.auto), ph.notes.cites)
-    rounds = [[(j, st.phases, st.kind) for j, st in enumerate(rd.stages)] for rd in prog.flow.rounds]
+    rounds = [[(j, st.phases, st.kind, ns.get(N.until_fn(i, j)),
+                None if st.keeper is None else layout.slots[("state", st.keeper)])
+               for j, st in enumerate(rd.stages)] for i, rd in enumerate(prog.flow.rounds)]
     endings = []
     for en in prog.endings.values():
         o = en.outcome

@@ -241,7 +241,7 @@ class State:
             return CHANCE
         if self.game._sim_point(self):
             return SIMULTANEOUS
-        return self.ctl[4][self.ctl[2]]
+        return self.ctl[4][self.ctl[2] % len(self.ctl[4])]
 
     def phase(self) -> str:
         """The name of the current phase ('' once the game is over)."""
@@ -463,6 +463,8 @@ class Game:
                                  f"0..{self.num_players - 1}")
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
+                if stages[st.ctl[1]][2] == "around" and not self._start_around(st, stages[st.ctl[1]]):
+                    continue
                 if self._any_sim and self._sim_stage(st):   # enter the first phase for everyone at once
                     name = self._phase_name(st)
                     enter = self._phase_fn[name][0]
@@ -482,12 +484,62 @@ class Game:
     def _end_turn(self, st: State, X: Transaction) -> None:
         if self._check_endings(st, X, "after_turn"):
             return
-        st.ctl[2] += 1
         st.ctl[3] = 0
         st.ctl[5] = not (self._any_sim and self._sim_stage(st))   # a simultaneous stage entered it for all
         st.ctl[6] = False
+        stage = self.rounds[st.ctl[0]][st.ctl[1]]
+        if stage[2] == "around":
+            self._pass_turn(st, stage, X)
+            return
+        st.ctl[2] += 1
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
+
+    # A stage `turns around L from v until C` keeps L in ctl[4] and counts its
+    # turns in ctl[2] (the player is ctl[4][ctl[2] % len(L)]); `v` holds whose
+    # turn it is, and between stages whose turn comes next.
+    def _keeper_seat(self, st: State, slot: int, players: tuple) -> int:
+        """The index in ``players`` of the player ``v`` names, or of the first
+        one after it in seat order when ``v`` is not among them."""
+        v = st.S[slot]
+        if not (isinstance(v, int) and 0 <= v < self.num_players):
+            raise ModelError(f"`{self.layout.names[slot]}` holds {v!r}, which is not a seat; the flow "
+                             f"keeps whose turn it is there (seats 0 to {self.num_players - 1})")
+        for k in range(self.num_players):
+            q = (v + k) % self.num_players
+            if q in players:
+                return players.index(q)
+        raise AssertionError("an around stage has players")   # pragma: no cover
+
+    def _start_around(self, st: State, stage) -> bool:
+        """Enter an around stage; False when it is skipped (its condition
+        already holds)."""
+        until, slot = stage[3], stage[4]
+        if until is not None:
+            self._where = "the condition that ends a stage of the flow"
+            if until(st.S):
+                return False
+        if slot is not None:
+            k = self._keeper_seat(st, slot, st.ctl[4])
+            st.ctl[2] = k
+            st.S[slot] = st.ctl[4][k]
+        return True
+
+    def _pass_turn(self, st: State, stage, X: Transaction) -> None:
+        """The turn passes to the next player of the stage (after the one
+        ``v`` names); then the stage ends if its condition holds."""
+        players, until, slot = st.ctl[4], stage[3], stage[4]
+        n = len(players)
+        if slot is None:
+            st.ctl[2] += 1
+        else:
+            k = (self._keeper_seat(st, slot, players) + 1) % n
+            st.ctl[2] += (k - st.ctl[2]) % n or n
+            st.S[slot] = players[k]
+        if until is not None:
+            self._where = "the condition that ends a stage of the flow"
+            if until(st.S):
+                self._next_stage(st, X)
 
     def _seats(self, winners: tuple) -> tuple:
         """The winners a `win` names, each a seat of this game."""
@@ -529,7 +581,7 @@ class Game:
                 return
             name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
             enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
-            me = ctl[4][ctl[2]]
+            me = ctl[4][ctl[2] % len(ctl[4])]
             if self._any_sim and self._sim_point(st) and not done(S, me):
                 return   # the players choose simultaneously
             if ctl[5]:
@@ -542,7 +594,7 @@ class Game:
                 if self._after_effects(st, X):
                     return
                 if auto is not None:
-                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2]] == me:
+                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2] % len(ctl[4])] == me:
                         self._next_phase(st, X)
                     continue
                 if ctl[5]:
@@ -615,7 +667,7 @@ class Game:
                 spec, params = action[0], action[1]
                 if len(action) > 2 and action[2] is not None:   # a simultaneous choice
                     self._take_slot(st, action[2])
-                me = st.ctl[4][st.ctl[2]]
+                me = st.ctl[4][st.ctl[2] % len(st.ctl[4])]
                 st.ctl[6] = True
                 self._where = self._action_where[spec.index]
                 self._fn[spec.index][2](st.S, me, X, *params)
@@ -669,7 +721,7 @@ class Game:
 
     def _legal(self, st: State, simultaneous: bool = False) -> list[Action]:
         ctl, S = st.ctl, st.S
-        me = ctl[4][ctl[2]]
+        me = ctl[4][ctl[2] % len(ctl[4])]
         out = []
         try:
             for where, choices, kind, spec in self._listing[self.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:

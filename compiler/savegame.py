@@ -284,7 +284,10 @@ def decode(game, d: dict):
     players = _list(c[4], "control[4]")
     for k, p in enumerate(players):
         _int(p, f"control[4][{k}]", 0, n, " (a seat)")
-    slot = _int(c[2], "control[2]", 0, max(1, len(players)) + over, " (whose turn in the stage)")
+    if stage < len(stages) and stages[stage][2] == "around":   # turns taken in the stage, any number
+        slot = _int(c[2], "control[2]", 0, INT_BOUND, " (turns taken in the stage)")
+    else:
+        slot = _int(c[2], "control[2]", 0, max(1, len(players)) + over, " (whose turn in the stage)")
     phases = stages[min(stage, len(stages) - 1)][1]
     ph = _int(c[3], "control[3]", 0, len(phases) + over, " (a phase of the stage)")
     fresh, acted = _bool(c[5], "control[5]"), _bool(c[6], "control[6]")

@@ -439,11 +439,14 @@ class SetupDecl:
 
 @dataclass(frozen=True)
 class Stage:
-    kind: str   # "turns" or "simultaneous"
+    kind: str   # "turns", "simultaneous" or "around"
     players: Expr
     phases: tuple[str, ...]
     phase_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
     span: Span = _span()
+    until: Optional[Expr] = None     # "around": the stage ends when this holds
+    keeper: Optional[str] = None     # "around": the global variable naming whose turn it is
+    keeper_span: Optional[Span] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -280,6 +280,18 @@ class _ToAst(Transformer):
         return A.Stage(str(kind), players, tuple(str(p) for p in phases),
                        tuple(_tok_span(self.file, p) for p in phases), self._s(meta))
 
+    def around_stage(self, meta, players, keeper, until, *phases):
+        return A.Stage("around", players, tuple(str(p) for p in phases),
+                       tuple(_tok_span(self.file, p) for p in phases), self._s(meta),
+                       until, None if keeper is None else str(keeper[0]),
+                       None if keeper is None else keeper[1])
+
+    def around_from(self, meta, name):
+        return (name, _tok_span(self.file, name))
+
+    def around_until(self, meta, cond):
+        return cond
+
     def phase_auto(self, meta, block):
         return ("auto", block)
 

@@ -35,7 +35,7 @@ def position(game, phase: str, player: int, stage_players=None, **values):
         d["values"][names.index(k)] = v
     ri = base.ctl[0]   # the round the flow chose for this mode
     for stages in [game.rounds[ri]]:
-        for si, (_, phases, _kind) in enumerate(stages):
+        for si, (_, phases, *_) in enumerate(stages):
             if phase in phases:
                 players = list(range(game.num_players)) if stage_players is None else list(stage_players)
                 d["control"] = [ri, si, players.index(player), list(phases).index(phase), players, False,

@@ -83,7 +83,10 @@ def state_key(game, st):
     values = st.S if game.info.get("reads_round", True) else st.S[1:]
     pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
                                                _freeze(st.pending[2]))
-    return (tuple(_slot(v) for v in values), _freeze(tuple(st.ctl)), st.outcome, pending)
+    ctl = st.ctl
+    if ctl[4] and ctl[2] >= len(ctl[4]):   # a `turns around` stage counts its turns: the lap does not matter
+        ctl = ctl[:2] + [ctl[2] % len(ctl[4])] + ctl[3:]
+    return (tuple(_slot(v) for v in values), _freeze(tuple(ctl)), st.outcome, pending)
 
 
 # ---------------------------------------------------------------- the graph

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import z3
 
+from atoll.compiler.frame import Frame
 from atoll.grammar import ast as A
 from atoll.verify.abstraction import Abstraction, Size
 from atoll.verify.z3sem import Coll, SMap, Unsupported
@@ -180,11 +181,25 @@ def ends_by_win(prog) -> bool:
                for a in ph.actions for st in a.body for x in A.walk(st))
 
 
+def flow_written(prog, pr: A.PropertyDecl) -> list[str]:
+    """The variables the measure reads that the flow itself writes (the
+    keeper of whose turn it is in a `turns around ... from v` stage): no
+    step's effect shows those changes, so z3 has no argument about them."""
+    keepers = {st.keeper for rd in prog.flow.rounds for st in rd.stages if st.keeper}
+    if not keepers:
+        return []
+    slots = Frame(prog).reads(pr.body, {})
+    return sorted(k for k in keepers if ("state", k) in slots)
+
+
 def check_measure(prog, game, pr: A.PropertyDecl, timeout_ms: int):
     """Per action: ("proved", detail), ("fails", step, detail) or ("unknown", reason).
     Every action must lower the measure and automatic steps must not raise
     it, from any state where it is >= 0; and it must start >= 0 whatever
     setup draws. The detail's "bound" says how many actions that allows."""
+    kept = flow_written(prog, pr)
+    if kept:
+        return ("unknown", f"the measure reads `{kept[0]}`, which the flow changes between turns")
     ab = Abstraction(prog, game)
     checked = []
     for kind, ph, a in _steps(prog):
@@ -215,6 +230,9 @@ def check_turn_measure(prog, game, pr: A.PropertyDecl, timeout_ms: int) -> str:
     """Per turn, a sufficient condition only: no step raises the measure, and
     every stage has an automatic phase, not skippable by `end turn`, that
     surely lowers it. Says what it found, in words, for the report."""
+    kept = flow_written(prog, pr)
+    if kept:
+        return f"no z3 argument: the measure reads `{kept[0]}`, which the flow changes between turns"
     ab = Abstraction(prog, game)
     lowering = set()
     for kind, ph, a in _steps(prog):

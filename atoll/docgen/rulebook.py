@@ -288,6 +288,13 @@ def flow_lines(doc: SpecDoc, phase_ref: Callable[[str], str]) -> list[str]:
             who = lit(doc.text(st.players.span))
             if st.kind == "turns":
                 out.append(f"  {i}. Each player of {who}, in that order, takes a turn: {phases}.")
+            elif st.kind == "around":
+                start = (f"starting with the player {lit(st.keeper)} names (it names whose turn it "
+                         "is, and afterwards whose turn comes next)" if st.keeper else "starting with the first")
+                until = (f", until {lit(doc.text(st.until.span))} holds after a turn (or when the "
+                         "stage begins)" if st.until is not None else ", for as long as the game lasts")
+                out.append(f"  {i}. The players of {who} take turns round the table, {start}"
+                           f"{until}: {phases}.")
             else:
                 out.append(f"  {i}. The players of {who} choose at the same time, in secret: "
                            f"{phases}.")
