@@ -21,19 +21,20 @@ def pos(x: int, y: int) -> dict:
     return {"x": x, "y": y}
 
 
-def position(game, phase: str, player: int, stage_players=None, **values):
+def position(game, phase: str, player: int, stage_players=None, round_index=None, **values):
     """A state of ``game`` in ``phase`` with ``player`` to act, the state
     variables given as JSON values (as ``to_json`` writes them), the others
     as after setup. Every field is checked as a save's would be, but the
     position is not replayed (it may be one the rules never reach), so it is
     built with ``savegame.decode``, not loaded with ``state_from_json``.
-    ``stage_players`` is the stage's list of players (default: every seat)."""
+    ``stage_players`` is the stage's list of players (default: every seat);
+    ``round_index`` the `round` of the flow (default: the one it chose at the start)."""
     base = game.new_initial_state(seed=0)
     d = json.loads(base.to_json())
     names = game.layout.names
     for k, v in values.items():
         d["values"][names.index(k)] = v
-    ri = base.ctl[0]   # the round the flow chose for this mode
+    ri = base.ctl[0] if round_index is None else round_index
     for stages in [game.rounds[ri]]:
         for si, (_, phases, *_) in enumerate(stages):
             if phase in phases:

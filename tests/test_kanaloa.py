@@ -37,7 +37,9 @@ def places(state_bridges) -> list[int]:
 
 
 def at(game, phase="play", player=0, **values):
-    return position(game, phase, player, stage_players=[player], active=player, **values)
+    """A position in a turn of the first or the second stage (the flow's
+    first or second round), with the turn going round every seat."""
+    return position(game, phase, player, round_index=values.get("stage", 1) - 1, active=player, **values)
 
 
 def value(game, state, name):
