@@ -120,7 +120,7 @@ def within_limits(tree: Tree, file: str, reporter: Reporter) -> bool:
             continue
         if not isinstance(node, Tree):
             continue
-        if node.data in ("for_stmt", "deal_stmt"):
+        if node.data in ("for_stmt", "for_tuple_stmt", "deal_stmt"):
             loops += 1
         if node.data == "action_decl":   # each choice is a loop of the generated code
             params = sum(1 for c in node.children if isinstance(c, Tree) and c.data == "action_param")
