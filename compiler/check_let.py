@@ -26,7 +26,7 @@ class LetTupleChecks:
     def tuple_item(self, e: A.Index, t):
         n = len(t) - 1
         if not isinstance(e.key, A.IntLit):
-            self.rep.add("A0109", "a tuple's item is read with its position written as a number",
+            self.rep.add("A0109", "a tuple's item is read at a position written as a number, not a computed one",
                          e.key.span, f"write `[0]` to `[{n - 1}]` (each item has its own type), or take "
                          "the tuple apart: `let (a, b) = t in ...`")
             return T.UNKNOWN
