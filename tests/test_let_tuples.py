@@ -167,3 +167,40 @@ def test_the_rulebook_shows_destructuring():
     action = next(i for i in spec.items if isinstance(i, A.PhaseDecl)).actions[0]
     text = "\n".join(rulebook.stmt_lines(doc, action.body))
     assert "Let :atoll:`(q, earned)` be" in text and "For each :atoll:`(k, w)` in" in text, text
+
+
+def test_a_deep_let_is_hoisted_with_the_names_it_reads(tmp_path):
+    # 45 nested lets, then a let whose body nests 45 deep: the Python text is
+    # moved into helpers, which must receive the let names they read
+    body, want = "x", lambda v: v
+    for i in range(45):
+        if i % 2:
+            body, want = f"let v{i} = {body} in v{i} + 1", (lambda w: lambda v: w(v) + 1)(want)
+        else:
+            body = f"(let v{i} = x + {i} in {body} + v{i} - v{i})"
+    f = compile_def(tmp_path, body)
+    assert [f(v) for v in (-3, 0, 5)] == [want(v) for v in (-3, 0, 5)]
+    body = "v"
+    for i in range(45):
+        body = f"(if v > {i} then {body} + 1 else {i})"
+
+    def nested(x):
+        v = r = 2 * x
+        for i in range(45):
+            r = r + 1 if v > i else i
+        return r
+    f = compile_def(tmp_path, f"let v = x * 2 in {body}")
+    assert [f(x) for x in (-1, 3, 30)] == [nested(x) for x in (-1, 3, 30)]
+    source = atoll.compile_spec(tmp_path / "g.atoll").source
+    assert re.search(r"^def _h\d+\(.*l_v\b", source, re.M), "no helper receives the let name"
+
+
+def test_the_observation_encoder_takes_tuples_item_by_item():
+    from atoll.encoding import ObservationEncoder
+    game = atoll.load(TUPLES, players=2)
+    enc = ObservationEncoder(game)
+    assert enc.width(("tuple", "int", "bool")) == 2
+    assert enc.width(("tuple", "int", ("tuple", "bool", "int"))) == 3
+    s = game.new_initial_state(0)
+    s.apply_action(s.legal_actions()[0])
+    assert len(enc.encode(s.observation(0))) == enc.size

@@ -425,7 +425,7 @@ LET_EXPRS = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.filter_too_much])
 @given(case=LET_EXPRS, v=INPUTS, k=st.integers(-3, 4), ok=st.booleans())
 @example(case=("int", "let a = a + 1, b = a * 2 in a + b"), v=dict(a=2, b=9, xs=[], s=set(), c=0, rk=0, rc=0),
