@@ -57,7 +57,8 @@ class Checker(LetTupleChecks):
             return ("enum", tr.name)
         if tr.name in self.p.records:
             return ("record", tr.name)
-        names = list(BASE_TYPES) + list(T.GENERIC_ARITY) + ["tuple"] + list(self.p.enums) + list(self.p.records)
+        names = list(BASE_TYPES) + list(T.GENERIC_ARITY) + list(self.p.enums) + list(self.p.records)
+        names.append("tuple")
         self.rep.add("A0101", f"unknown type `{tr.name}`", tr.span, did_you_mean(tr.name, names))
         return T.UNKNOWN
 

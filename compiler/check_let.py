@@ -26,7 +26,8 @@ class LetTupleChecks:
     def tuple_item(self, e: A.Index, t):
         n = len(t) - 1
         if not isinstance(e.key, A.IntLit):
-            self.rep.add("A0109", "a tuple's item is read at a position written as a number, not a computed one",
+            self.rep.add("A0109", "a tuple's item is read at a position written as a number, "
+                         "not a computed one",
                          e.key.span, f"write `[0]` to `[{n - 1}]` (each item has its own type), or take "
                          "the tuple apart: `let (a, b) = t in ...`")
             return T.UNKNOWN
@@ -58,7 +59,8 @@ class LetTupleChecks:
         elif isinstance(t, tuple) and t[0] == "tuple":
             self.rep.add("A0109", f"this takes a tuple of {len(t) - 1} items apart into "
                          f"{len(names)} names", node.span,
-                         f"give one name per item: ({', '.join(chr(97 + i) for i in range(min(len(t) - 1, 26)))})")
+                         "give one name per item: "
+                         f"({', '.join(chr(97 + i) for i in range(min(len(t) - 1, 26)))})")
         elif t != T.UNKNOWN:
             self.rep.add("A0109", f"only a tuple can be taken apart into names; this is {T.show(t)}",
                          node.span, "bind it to one name (`let x = ...`, `for x in ...`)")

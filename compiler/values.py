@@ -106,7 +106,8 @@ class ValueCodec:
         if kind == "tuple":
             if not isinstance(j, list) or len(j) != len(t) - 1:
                 bad(f"expected a tuple: a list of {len(t) - 1} items, found {shown(j)}")
-            return tuple(self.from_json(it, x, f"{where}[{i}]", players) for i, (it, x) in enumerate(zip(t[1:], j)))
+            return tuple(self.from_json(it, x, f"{where}[{i}]", players)
+                         for i, (it, x) in enumerate(zip(t[1:], j)))
         if kind in ("list", "bag", "set", "player"):
             if not isinstance(j, list):
                 bad(f"expected a list, found {type(j).__name__}")
