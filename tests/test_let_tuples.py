@@ -204,3 +204,17 @@ def test_the_observation_encoder_takes_tuples_item_by_item():
     s = game.new_initial_state(0)
     s.apply_action(s.legal_actions()[0])
     assert len(enc.encode(s.observation(0))) == enc.size
+
+
+def test_an_int_past_the_bound_inside_a_tuple_is_caught(tmp_path):
+    path = tmp_path / "g.atoll"
+    path.write_text('game g { title: "G" players: 2..2 }\n'
+                    'state { t: tuple[int, str] = (1, "a")  m: map[tuple[int, int], int] = {:} }\n'
+                    "flow { round { turns in seats: p } }\n"
+                    "phase p { action grow() { let (n, s) = t\n"
+                    "  m = {(n, 0): 1}\n  t = (n * 1000000, s)\n  end phase } }\n")
+    s = atoll.load(path, players=2).new_initial_state(0)
+    with pytest.raises(atoll.ModelError, match="bound"):
+        for _ in range(5):
+            s.apply_action(s.legal_actions()[0])
+    assert s.S[1][0] < 10 ** 18
