@@ -41,6 +41,10 @@ CODES: dict[str, tuple[str, str, str]] = {
               "A statement is used where it has no meaning, such as `end phase` in setup."),
     "A0108": ("error", "bad metadata",
               "The game block lacks a required entry, has one of the wrong kind, or gives one twice."),
+    "A0109": ("error", "bad tuple use",
+              "A `let` or `for` takes a value apart into more or fewer names than its tuple has items, "
+              "takes apart a value that is not a tuple, or a tuple's item is read with a position that is "
+              "not a number written out within its items."),
     "A0201": ("error", "unreachable phase",
               "A phase is declared but no stage of the flow ever enters it, so its actions can never be taken."),
     "A0202": ("error", "phase without a way out",
@@ -98,6 +102,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0106": "assign state variables (or their entries) only",
     "A0107": "move the statement or rule where it has a meaning",
     "A0108": "fix the entry of the game block",
+    "A0109": "give one name per item of the tuple, and read items as `t[0]`, `t[1]`, ...",
     "A0201": "add the phase to a stage of the flow, or remove it",
     "A0202": "give the phase `done when`, an action with `end phase`, or `auto`",
     "A0203": "read the option in a rule, or remove it",

@@ -175,6 +175,9 @@ class ObservationEncoder:
         elif t[0] == "record":
             for _, ft in self.codec.records[t[1]]:
                 self._kinds(ft, out)
+        elif t[0] == "tuple":
+            for it in t[1:]:
+                self._kinds(it, out)
         elif t[0] in ("list", "set", "bag", "map"):
             self._hashed = True
             out.append("count")
@@ -253,6 +256,10 @@ class ObservationEncoder:
         if kind == "record":
             for fname, ft in self.codec.records[t[1]]:
                 i = self._put(ft, j[fname], v, i, f"{path}.{fname}", features)
+            return i
+        if kind == "tuple":
+            for k, (it, x) in enumerate(zip(t[1:], j)):
+                i = self._put(it, x, v, i, f"{path}[{k}]", features)
             return i
         if kind in ("list", "set", "bag"):
             v[i] = float(len(j))

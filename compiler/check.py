@@ -11,6 +11,7 @@ from typing import Optional
 
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
+from atoll.compiler.check_let import LetTupleChecks
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
 from atoll.grammar import ast as A
@@ -32,13 +33,15 @@ class Ctx:
         return replace(self, locals={**self.locals, name: t})
 
 
-class Checker:
+class Checker(LetTupleChecks):
     def __init__(self, prog: Program, rep: Reporter):
         self.p = prog
         self.rep = rep
 
     # ------------------------------------------------------------ types
     def resolve(self, tr: A.TypeRef):
+        if tr.name == "tuple":
+            return self.tuple_type(tr)
         if tr.name in T.GENERIC_ARITY:
             n = T.GENERIC_ARITY[tr.name]
             if len(tr.args) != n:
@@ -55,6 +58,7 @@ class Checker:
         if tr.name in self.p.records:
             return ("record", tr.name)
         names = list(BASE_TYPES) + list(T.GENERIC_ARITY) + list(self.p.enums) + list(self.p.records)
+        names.append("tuple")
         self.rep.add("A0101", f"unknown type `{tr.name}`", tr.span, did_you_mean(tr.name, names))
         return T.UNKNOWN
 
@@ -205,6 +209,10 @@ class Checker:
             return (e.kind, elem)
         if isinstance(e, A.Match):
             return self.match(e, ctx)
+        if isinstance(e, A.TupleLit):
+            return ("tuple",) + tuple(self.expr(i, ctx) for i in e.items)
+        if isinstance(e, A.LetExpr):
+            return self.let_expr(e, ctx)
         if isinstance(e, A.Cases):
             result, seen = T.UNKNOWN, {}
             for arm in e.arms:
@@ -276,6 +284,8 @@ class Checker:
         k = self.expr(e.key, ctx)
         if t == T.UNKNOWN:
             return T.UNKNOWN
+        if isinstance(t, tuple) and t[0] == "tuple":
+            return self.tuple_item(e, t)
         if isinstance(t, tuple) and t[0] == "player":
             self.expect(T.INT, k, e.key.span, "a per-player variable's index (a player)")
             return t[1]
@@ -295,7 +305,7 @@ class Checker:
             if it != T.UNKNOWN and not T.is_collection(it):
                 self.rep.add("A0103", f"cannot iterate over {T.show(it)}", f.iter.span,
                              "iterate over a list, set, bag or map (its keys)")
-            ctx = ctx.bind(f.var, T.element(it))
+            ctx = self.bind_target(f, T.element(it), ctx)
             for c in f.conds:
                 self.expect(T.BOOL, self.expr(c, ctx), c.span, "a filter")
         return ctx
@@ -491,7 +501,7 @@ class Checker:
             self.expect(t, self.expr(s.value, ctx), s.value.span, f"the value of `{s.target.name}`")
             return ctx
         if isinstance(s, A.Let):
-            return ctx.bind(s.name, self.expr(s.value, ctx))
+            return self.bind_target(s, self.expr(s.value, ctx), ctx)
         if isinstance(s, A.If):
             self.expect(T.BOOL, self.expr(s.cond, ctx), s.cond.span, "a condition")
             self.block(s.then, ctx, where)
@@ -501,7 +511,7 @@ class Checker:
             it = self.expr(s.iter, ctx)
             if it != T.UNKNOWN and not T.is_collection(it):
                 self.rep.add("A0103", f"cannot iterate over {T.show(it)}", s.iter.span)
-            self.block(s.body, ctx.bind(s.var, T.element(it)), where)
+            self.block(s.body, self.bind_target(s, T.element(it), ctx), where)
             return ctx
         if isinstance(s, A.Draw):
             src = self.lvalue(s.source, ctx)

@@ -386,7 +386,7 @@ class Frame:
                 return self.is_seat(e.key, seats)
             if kind == "map":
                 return (e.obj, e.key) in guards
-            return False
+            return kind == "tuple"   # (its index is a number within its items: checked)
         if isinstance(e, A.Call):
             ref = self.p.refs.get(id(e), ("?",))
             args = list(e.args) + [n.value for n in e.named]
@@ -410,8 +410,9 @@ class Frame:
             for f in e.fors:
                 if not self.total(f.iter, inner, guards):
                     return False
-                inner = inner | {f.var} if self.is_seat_source(f.iter) else inner - {f.var}
-                guards = tuple(g for g in guards if not self._mentions(g, f.var))
+                names = set(A.bound_names(f))
+                inner = inner | names if self.is_seat_source(f.iter) else inner - names
+                guards = tuple(g for g in guards if not any(self._mentions(g, n) for n in names))
                 if not all(self.total(c, inner, guards) for c in f.conds):
                     return False
             return self.total(e.elem, inner, guards) and self.total(getattr(e, "key", None), inner, guards)
@@ -419,6 +420,13 @@ class Frame:
             return all(self.total(x, seats, guards) for x in e.items)
         if isinstance(e, A.MapLit):
             return all(self.total(x, seats, guards) for x in e.keys + e.values)
+        if isinstance(e, A.TupleLit):
+            return all(self.total(x, seats, guards) for x in e.items)
+        if isinstance(e, A.LetExpr):   # its names hide outer seats and guards that mention them
+            names = {n for b in e.bindings for n in A.bound_names(b)}
+            inner = seats - names
+            guards = tuple(g for g in guards if not any(self._mentions(g, n) for n in names))
+            return all(self.total(x, inner, guards) for x in [b.value for b in e.bindings] + [e.body])
         if isinstance(e, A.Match):
             return self.total(e.subject, seats, guards) and all(self.total(a.value, seats, guards)
                                                                 for a in e.arms)

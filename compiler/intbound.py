@@ -96,12 +96,19 @@ class _Flow:
             return True                  # sum, and any aggregate not classified here
         if isinstance(e, A.Call):
             return self.call(e, env)
+        if isinstance(e, A.TupleLit):
+            return any(self.expr(x, env) for x in e.items)
+        if isinstance(e, A.LetExpr):
+            inner = dict(env)
+            for b in e.bindings:
+                inner.update(dict.fromkeys(A.bound_names(b), self.expr(b.value, inner)))
+            return self.expr(e.body, inner)
         return True
 
     def fors(self, fors, env: dict) -> dict:
         inner = dict(env)
         for f in fors:
-            inner[f.var] = self.expr(f.iter, inner)
+            inner.update(dict.fromkeys(A.bound_names(f), self.expr(f.iter, inner)))
         return inner
 
     def call(self, e: A.Call, env: dict) -> bool:
@@ -146,13 +153,13 @@ class _Flow:
                 if self.expr(s.value, env) or any(self.expr(i, env) for i in s.target.indices):
                     out.add(self.slot_name(s.target.name, phase))
             elif isinstance(s, A.Let):
-                env[s.name] = self.expr(s.value, env)
+                env.update(dict.fromkeys(A.bound_names(s), self.expr(s.value, env)))
             elif isinstance(s, A.If):
                 self.stmts(s.then, dict(env), phase, out)
                 self.stmts(s.else_, dict(env), phase, out)
             elif isinstance(s, A.For):
                 inner = dict(env)
-                inner[s.var] = self.expr(s.iter, env)
+                inner.update(dict.fromkeys(A.bound_names(s), self.expr(s.iter, env)))
                 self.stmts(s.body, inner, phase, out)
             elif isinstance(s, A.Draw):
                 env[s.name] = False      # an item of a bag of the state

@@ -34,6 +34,7 @@ from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.frame import Frame
 from atoll.compiler.lower_actions import ActionLowering
+from atoll.compiler.lower_let import LetLowering, let_bound
 from atoll.compiler.lower_limits import MAX_INLINE, PythonLimits
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
@@ -65,7 +66,7 @@ class Layout:
         return cls(slots, names)
 
 
-class Lowerer(ActionLowering, PythonLimits):
+class Lowerer(ActionLowering, PythonLimits, LetLowering):
     def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
         self.layout = Layout.of(prog)
@@ -119,8 +120,8 @@ class Lowerer(ActionLowering, PythonLimits):
             if self.is_seat_source(f.iter):
                 self.seat_vars.add(f.var)
             else:
-                self.seat_vars.discard(f.var)
-            out.append(f"for {N.local(f.var)} in {self.iter_of(f.iter, order_matters)}")
+                self.seat_vars.difference_update(A.bound_names(f))
+            out.append(f"for {self.target(f)} in {self.iter_of(f.iter, order_matters)}")
             out.extend(f"if {self.ex(c)}" for c in f.conds)
         return " ".join(out)
 
@@ -197,6 +198,10 @@ class Lowerer(ActionLowering, PythonLimits):
             return "{" + ", ".join(f"{self.ex(k)}: {self.ex(v)}" for k, v in zip(e.keys, e.values)) + "}"
         if isinstance(e, A.Comprehension):
             return self.comprehension(e)
+        if isinstance(e, A.TupleLit):
+            return self.tuple_lit(e)
+        if isinstance(e, A.LetExpr):
+            return self.let_expr(e)
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
             for arm in reversed(e.arms):
@@ -369,9 +374,7 @@ class Lowerer(ActionLowering, PythonLimits):
         if self.inline_height(name) > MAX_INLINE:
             return False
         if name not in self._def_facts:   # (calls itself, variables its comprehensions bind)
-            self._def_facts[name] = (self._calls_itself(name), {
-                f.var for n in A.walk(d.body) if isinstance(n, (A.Aggregate, A.Comprehension))
-                for f in n.fors})
+            self._def_facts[name] = (self._calls_itself(name), let_bound(d.body))
         recursive, bound = self._def_facts[name]
         if recursive:
             return False
@@ -456,7 +459,7 @@ class Lowerer(ActionLowering, PythonLimits):
         if isinstance(s, A.Assign):
             self.assign(s.target, self.ex(s.value), depth)
         elif isinstance(s, A.Let):
-            self.emit(f"{N.local(s.name)} = {self.ex(s.value)}", depth)
+            self.emit(f"{self.target(s)} = {self.ex(s.value)}", depth)
         elif isinstance(s, A.If):
             self.emit(f"if {self.ex(s.cond)}:", depth)
             self.block(s.then, depth + 1)
@@ -471,8 +474,8 @@ class Lowerer(ActionLowering, PythonLimits):
             if self.is_seat_source(s.iter):
                 self.seat_vars.add(s.var)
             else:
-                self.seat_vars.discard(s.var)
-            self.emit(f"for {N.local(s.var)} in {self.iter_of(s.iter)}:", depth)
+                self.seat_vars.difference_update(A.bound_names(s))
+            self.emit(f"for {self.target(s)} in {self.iter_of(s.iter)}:", depth)
             self.block(s.body, depth + 1)
         elif isinstance(s, A.Draw):
             b = self.fresh("bag")

@@ -233,7 +233,7 @@ class ActionLowering:
         try:
             for st, kind, slot in plan:
                 if kind == "let":
-                    self.emit(f"{N.local(st.name)} = {self.ex(st.value)}", 1)
+                    self.emit(f"{self.target(st)} = {self.ex(st.value)}", 1)
                     continue
                 i = self.layout.slots[slot]
                 v = self.fresh("v")
@@ -325,7 +325,7 @@ class ActionLowering:
             if fused is not None and loops - 1 + len(fused[0].fors) > _MAX_BLOCKS:
                 fused = None   # as many loops would be too many: iterate the collection
             if fused is not None:   # walked as loops of its own, below
-                taken |= {f.var for f in fused[0].fors}
+                taken |= {n for f in fused[0].fors for n in A.bound_names(f)}
                 loops += len(fused[0].fors) - 1
                 sources.append(fused)
                 continue
@@ -378,7 +378,7 @@ class ActionLowering:
             dom = d.body
         if not (isinstance(dom, A.Comprehension) and dom.kind in ("set", "list")):
             return None
-        if {f.var for f in dom.fors} & taken:
+        if {n for f in dom.fors for n in A.bound_names(f)} & taken:
             return None
         return dom, subst, seats
 
@@ -392,8 +392,8 @@ class ActionLowering:
                 if self.is_seat_source(f.iter):
                     self.seat_vars.add(f.var)
                 else:
-                    self.seat_vars.discard(f.var)
-                self.emit(f"for {N.local(f.var)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+                    self.seat_vars.difference_update(A.bound_names(f))
+                self.emit(f"for {self.target(f)} in {self.iter_of(f.iter, order_matters=False)}:", depth)
                 depth += 1
                 for c in f.conds:
                     self.emit(f"if not {self.ex(c)}:", depth)

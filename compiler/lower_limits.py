@@ -124,6 +124,9 @@ def _free_names(node, bound: frozenset = frozenset()) -> set[str]:
         for part in parts:
             out |= _free_names(part, frozenset(inner))
         return out
+    if isinstance(node, ast.Lambda):   # (a `let`): its parameters are bound in its body
+        params = frozenset(a.arg for a in node.args.args)
+        return _free_names(node.body, bound | params)
     for child in ast.iter_child_nodes(node):
         out |= _free_names(child, bound)
     return out

@@ -243,6 +243,8 @@ def _type(game, j, field: str):
         return (j[0], _type(game, j[1], field))
     if isinstance(j, list) and len(j) == 3 and j[0] == "map":
         return ("map", _type(game, j[1], field), _type(game, j[2], field))
+    if isinstance(j, list) and len(j) >= 3 and j[0] == "tuple":
+        return ("tuple",) + tuple(_type(game, x, field) for x in j[1:])
     raise CorruptState(f"expected a value type, found {shown(j)}", field)
 
 

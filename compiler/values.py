@@ -58,6 +58,8 @@ class ValueCodec:
         if kind == "record":
             fields = self.records[t[1]]
             return {name: self.to_json(ft, x) for (name, ft), x in zip(fields, v)}
+        if kind == "tuple":   # a JSON array of its items
+            return [self.to_json(it, x) for it, x in zip(t[1:], v)]
         if kind in ("list", "bag"):
             return [self.to_json(t[1], x) for x in v]
         if kind == "set":
@@ -101,6 +103,11 @@ class ValueCodec:
             if not isinstance(j, dict) or set(j) != {f for f, _ in fields}:
                 bad(f"expected a {t[1]} with fields {', '.join(f for f, _ in fields)}")
             return tuple(self.from_json(ft, j[f], f"{where}.{f}", players) for f, ft in fields)
+        if kind == "tuple":
+            if not isinstance(j, list) or len(j) != len(t) - 1:
+                bad(f"expected a tuple: a list of {len(t) - 1} items, found {shown(j)}")
+            return tuple(self.from_json(it, x, f"{where}[{i}]", players)
+                         for i, (it, x) in enumerate(zip(t[1:], j)))
         if kind in ("list", "bag", "set", "player"):
             if not isinstance(j, list):
                 bad(f"expected a list, found {type(j).__name__}")
@@ -196,6 +203,16 @@ class ValueCodec:
                 vs = tuple(vs)
                 return chain.from_iterable([p(vs) for p in parts])
             return record_ints
+        if kind == "tuple":   # as a record's fields (a tuple has no name: always tested)
+            parts = [(i, f) for i, f in ((i, self._each(it, records)) for i, it in enumerate(t[1:]))
+                     if f is not None]
+            if not parts:
+                return None
+
+            def tuple_ints(vs):
+                vs = tuple(vs)
+                return chain.from_iterable([f(map(itemgetter(i), vs)) for i, f in parts])
+            return tuple_ints
         if kind in ("list", "set", "bag", "player"):
             inner = self._each(t[1], records)
             if inner is None:
@@ -229,6 +246,8 @@ class ValueCodec:
             if t[1] == "Pos":
                 return f"({v[0]},{v[1]})"
             return f"{t[1]}({', '.join(self.text(ft, x) for (_, ft), x in zip(self.records[t[1]], v))})"
+        if kind == "tuple":
+            return "(" + ", ".join(self.text(it, x) for it, x in zip(t[1:], v)) + ")"
         if kind in ("list", "bag"):
             return "[" + ", ".join(self.text(t[1], x) for x in v) + "]"
         if kind == "set":
@@ -255,6 +274,9 @@ class ValueCodec:
         elif t[0] == "record":
             for (_, ft), x in zip(self.records[t[1]], v):
                 self.naturals(ft, x, out)
+        elif t[0] == "tuple":   # a fixed number of items: no length needed
+            for it, x in zip(t[1:], v):
+                self.naturals(it, x, out)
         elif t[0] in ("list", "bag", "set"):
             items = sorted(v) if t[0] == "set" else v
             out.append(len(items))

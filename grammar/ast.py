@@ -31,6 +31,12 @@ def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)
 
 
+def _names() -> tuple:
+    """The names a destructuring binds (``(a, b)``); empty for one name. Left
+    out of ``to_data`` when empty, so dumps of older forms do not change."""
+    return field(default=(), metadata={"dump_if_set": True})
+
+
 # ---------------------------------------------------------------- notes and types
 
 @dataclass(frozen=True)
@@ -138,10 +144,13 @@ class Call:
 
 @dataclass(frozen=True)
 class CompFor:
+    """``for var in iter if c ...``; with ``names``, ``for (a, b) in iter``
+    (each item is a tuple; ``var`` is then empty)."""
     var: str
     iter: "Expr"
     conds: tuple["Expr", ...] = ()
     span: Span = _span()
+    names: tuple[str, ...] = _names()
 
 
 @dataclass(frozen=True)
@@ -213,8 +222,40 @@ class Cases:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class TupleLit:
+    """``(a, b, ...)``: two or more items (``(e)`` is only brackets)."""
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LetBinding:
+    """``var = value``, or with ``names``, ``(a, b) = value`` (``var`` empty)."""
+    var: str
+    value: "Expr"
+    span: Span = _span()
+    names: tuple[str, ...] = _names()
+
+
+@dataclass(frozen=True)
+class LetExpr:
+    """``let x = e1, y = e2 in body``: each value is evaluated once, in order;
+    its names are visible in the later values and in the body."""
+    bindings: tuple[LetBinding, ...]
+    body: "Expr"
+    span: Span = _span()
+
+
 Expr = Union[IntLit, BoolLit, StrLit, Name, IfExpr, BinOp, Not, Neg, FieldAccess,
-             Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match, Cases]
+             Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match, Cases,
+             TupleLit, LetExpr]
+
+
+def bound_names(node) -> tuple[str, ...]:
+    """The names a binding form binds (a `for`, a comprehension's `for`, a
+    `let` statement or a `let` binding): its one name, or its destructured ones."""
+    return node.names or (node.var if hasattr(node, "var") else node.name,)
 
 
 # ---------------------------------------------------------------- statements
@@ -235,9 +276,11 @@ class Assign:
 
 @dataclass(frozen=True)
 class Let:
+    """``let name = value``; with ``names``, ``let (a, b) = value`` (``name`` empty)."""
     name: str
     value: Expr
     span: Span = _span()
+    names: tuple[str, ...] = _names()
 
 
 @dataclass(frozen=True)
@@ -250,10 +293,12 @@ class If:
 
 @dataclass(frozen=True)
 class For:
+    """``for var in iter { }``; with ``names``, ``for (a, b) in iter`` (``var`` empty)."""
     var: str
     iter: Expr
     body: tuple["Stmt", ...]
     span: Span = _span()
+    names: tuple[str, ...] = _names()
 
 
 @dataclass(frozen=True)
@@ -600,6 +645,8 @@ def to_data(node):
         out = {"node": type(node).__name__}
         for f in fields(node):
             if f.name == "span" or f.name == "phase_spans":
+                continue
+            if f.metadata.get("dump_if_set") and not getattr(node, f.name):
                 continue
             out[f.name] = to_data(getattr(node, f.name))
         return out

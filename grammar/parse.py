@@ -520,6 +520,32 @@ class _ToAst(Transformer):
     def match_expr(self, meta, subject, *arms):
         return A.Match(subject, tuple(arms), self._s(meta))
 
+    # -- let and tuples
+    def name_tuple(self, meta, *names):
+        return tuple(str(n) for n in names)
+
+    def let_binding(self, meta, name, value):
+        return A.LetBinding(str(name), value, self._s(meta))
+
+    def let_tuple_binding(self, meta, names, value):
+        return A.LetBinding("", value, self._s(meta), names)
+
+    def let_expr(self, meta, *rest):
+        *bindings, body = rest
+        return A.LetExpr(tuple(bindings), body, self._s(meta))
+
+    def tuple_lit(self, meta, *items):
+        return A.TupleLit(tuple(items), self._s(meta))
+
+    def comp_for_tuple(self, meta, names, iter_, *conds):
+        return A.CompFor("", iter_, tuple(conds), self._s(meta), names)
+
+    def let_tuple_stmt(self, meta, names, value):
+        return A.Let("", value, self._s(meta), names)
+
+    def for_tuple_stmt(self, meta, names, iter_, body):
+        return A.For("", iter_, body, self._s(meta), names)
+
 
 def _blank(text: str, start: int, end: int) -> str:
     """Replace text[start:end] by spaces, keeping newlines (so positions stay)."""

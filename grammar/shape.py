@@ -3,7 +3,8 @@
 * ``rebalance``: a long chain of one associative operator (`a + b + c + ...`)
   is regrouped as a balanced tree, so that its depth is about log2 of its
   length (the operands keep their order);
-* ``within_limits``: the tree nests at most ``limits.MAX_NESTING`` levels,
+* ``within_limits``: the tree nests at most ``limits.MAX_NESTING`` levels
+  (each binding of a `let` counts as one level: it holds the rest inside it),
   loops at most ``limits.MAX_LOOPS`` (an action's choices count as loops),
   numbers have at most ``limits.MAX_INT_DIGITS`` digits (A0005 otherwise).
 
@@ -120,7 +121,7 @@ def within_limits(tree: Tree, file: str, reporter: Reporter) -> bool:
             continue
         if not isinstance(node, Tree):
             continue
-        if node.data in ("for_stmt", "deal_stmt"):
+        if node.data in ("for_stmt", "for_tuple_stmt", "deal_stmt"):
             loops += 1
         if node.data == "action_decl":   # each choice is a loop of the generated code
             params = sum(1 for c in node.children if isinstance(c, Tree) and c.data == "action_param")
@@ -143,6 +144,9 @@ def within_limits(tree: Tree, file: str, reporter: Reporter) -> bool:
                          f"at most {limits.MAX_LOOPS} `for` and `deal` statements may run inside "
                          "one another: move the inner part into a separate rule")
             loops_reported, ok = True, False
+            continue
+        if node.data == "let_expr":   # each binding holds the rest inside it: one level more
+            todo.extend((c, depth + 1 + i, loops) for i, c in reversed(list(enumerate(node.children))))
             continue
         todo.extend((c, depth + 1, loops) for c in reversed(node.children))
     return ok

@@ -368,3 +368,88 @@ def test_symbolic_collections_agree_with_python(name, result, expr, v):
     s.add(*cons)
     s.add(z3.Not(eq(sym, want)))
     assert s.check() == z3.unsat, f"`{expr}` with {v}: Python gives {py!r}, z3 disagrees"
+
+
+# ---------------------------------------------------------------- let and tuples
+# `let` (one name, several, a tuple taken apart; names that hide the inputs
+# `a` and `b`) and tuples (literals, items, equality, as set items, map keys,
+# sorted, taken apart in comprehensions), over the random expressions above
+# and a symbolic tuple input `pr`.
+LET_HEADER = HEADER.replace("r: Rec)", "r: Rec, pr: tuple[int, bool])")
+
+
+def _named(text: str, old: str, new: str) -> str:
+    return re.sub(rf"\b{old}\b", new, text)
+
+
+def let_ints(depth):
+    i, b, L = ints(depth), bools(depth), lists(depth)
+    return st.one_of(
+        st.tuples(i, i).map(lambda t: f"let a = {t[0]} in {t[1]}"),                 # hides the input a
+        st.tuples(i, i, i).map(lambda t: f"let v = {t[0]}, w = v * 2 in {_v(t[1])} + w * {t[2]}"),
+        st.tuples(i, i, i).map(lambda t: f"let (p, q) = ({t[0]}, {t[1]}) in "
+                                         f"{_named(_named(t[2], 'a', 'p'), 'b', 'q')}"),
+        st.tuples(i, b).map(lambda t: f"let (p, ok) = ({t[0]}, ({t[1]})) in (if ok then p else -p)"),
+        st.tuples(i, b).map(lambda t: f"({t[0]}, ({t[1]}))[0] + (if pr[1] then pr[0] else 0)"),
+        st.tuples(i, L).map(lambda t: f"sum(p * q for (p, q) in [({_v(t[0])}, v) for v in {t[1]}])"),
+        L.map(lambda x: f"count((p, q) for (p, q) in [(v % 2, v) for v in {x}] if p == 0)"
+              .replace("count((p, q) for", "count(p for")),
+        st.tuples(i, i).map(lambda t: f"get({{(a, b): {t[0]}, (b, a): 2}}, ({t[1]}, b), 5)"),
+        st.tuples(i, i).map(lambda t: f"let m = {{(a, 1): {t[0]}, (b, 1): {t[1]}}} in m[(a, 1)]"),
+    )
+
+
+def let_bools(depth):
+    i, b, L = ints(depth), bools(depth), lists(depth)
+    return st.one_of(
+        st.tuples(i, i, b, b).map(lambda t: f"(({t[0]}, ({t[2]})) == ({t[1]}, ({t[3]})))"),
+        st.tuples(i, L).map(lambda t: f"(({t[0]}, b) in [(v, v + 1) for v in {t[1]}])"),
+        st.tuples(b, b).map(lambda t: f"let x1 = ({t[0]}), x2 = ({t[1]}) in x1 != x2"),
+        st.tuples(i, b).map(lambda t: f"let (k, ok) = pr in (ok == ({t[1]})) or k < {t[0]}"),
+    )
+
+
+def let_lists(depth):
+    i, L, S = ints(depth), lists(depth), sets(depth)
+    return st.one_of(
+        st.tuples(i, L).map(lambda t: f"[p + q for (p, q) in [(v, {_v(t[0])}) for v in {t[1]}] if p < q]"),
+        S.map(lambda x: f"[q for (p, q) in sorted({{(v % 3, v) for v in {x}}})]"),
+        L.map(lambda x: f"let ys = {x} in ys + [size(ys)]"),
+    )
+
+
+LET_EXPRS = st.one_of(
+    st.tuples(st.just("int"), let_ints(1)),
+    st.tuples(st.just("bool"), let_bools(1)),
+    st.tuples(st.just("list[int]"), let_lists(1)),
+)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+                                                                    HealthCheck.filter_too_much])
+@given(case=LET_EXPRS, v=INPUTS, k=st.integers(-3, 4), ok=st.booleans())
+@example(case=("int", "let a = a + 1, b = a * 2 in a + b"), v=dict(a=2, b=9, xs=[], s=set(), c=0, rk=0, rc=0),
+         k=0, ok=False)
+@example(case=("list[int]", "[q for (p, q) in sorted({(v % 3, v) for v in s})]"),
+         v=dict(a=0, b=0, xs=[], s={-3, 1, 4, 5}, c=0, rk=0, rc=0), k=0, ok=False)
+def test_let_and_tuples_agree(case, v, k, ok):
+    result, expr = case
+    comp, game = _compile_header(LET_HEADER, result, expr)
+    args = (v["a"], v["b"], tuple(v["xs"]), frozenset(v["s"]), v["c"], (v["rk"], v["rc"]), (k, ok))
+    try:
+        py = game.ns["d_f"](None, *args)
+    except EvalError:
+        assume(False)
+    ev = Z3Eval(comp.program, game, fold=False)
+    env, cons = symbolic_inputs(v, ev)
+    pk, pok = z3.Int("pk"), z3.Bool("pok")
+    env["pr"] = (pk, pok)
+    cons += [pk == k, pok == ok]
+    try:
+        sym = ev.ev(comp.program.defs["f"].body, env)
+    except Unsupported as e:
+        pytest.fail(f"no z3 meaning for `{expr}`: {e}")
+    s = z3.Solver()
+    s.add(*cons)
+    s.add(z3.Not(eq(sym, ev.lift(TYPES[result], py))))
+    assert s.check() == z3.unsat, f"`{expr}` with {v}, pr=({k}, {ok}): Python gives {py!r}, z3 disagrees"

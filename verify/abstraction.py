@@ -287,7 +287,7 @@ class Abstraction:
                     value = ev.ev(s.value, env)
                 except Unsupported:
                     value = self.fresh(self.p.types.get(id(s.value), T.UNKNOWN), f"{s.name}!havoc", cons)
-                env = {**env, s.name: value}
+                env = {**env, **ev.bind(s, value)}
             elif isinstance(s, A.If):
                 try:
                     c = ev.ev(s.cond, env)
@@ -322,7 +322,7 @@ class Abstraction:
         whose presence is symbolic runs the body under that condition)."""
         if isinstance(ev.ev(s.iter, env), Size):
             raise Unsupported("a `for` loop over a collection known only by its size")
-        rows = ev.rows([A.CompFor(s.var, s.iter)], env)
+        rows = ev.rows([A.CompFor(s.var, s.iter, names=s.names)], env)
         if len(rows) > MAX_UNROLL:
             raise Unsupported(f"a `for` loop over more than {MAX_UNROLL} items")
         for row_env, guard in rows:

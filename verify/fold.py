@@ -84,7 +84,7 @@ def _free(prog, e, visiting):
         for f in e.fors:
             it = free_locals(prog, f.iter, visiting)
             parts.append(it if it is _OPEN else it - bound)
-            bound.add(f.var)
+            bound.update(A.bound_names(f))
             for c in f.conds:
                 fc = free_locals(prog, c, visiting)
                 parts.append(fc if fc is _OPEN else fc - bound)
@@ -92,6 +92,13 @@ def _free(prog, e, visiting):
             if x is not None:
                 fx = free_locals(prog, x, visiting)
                 parts.append(fx if fx is _OPEN else fx - bound)
+        return _union(parts)
+    if isinstance(e, A.LetExpr):   # its names are bound in the later values and the body
+        bound, parts = set(), []
+        for x, names in [(b.value, A.bound_names(b)) for b in e.bindings] + [(e.body, ())]:
+            fx = free_locals(prog, x, visiting)
+            parts.append(fx if fx is _OPEN else fx - bound)
+            bound.update(names)
         return _union(parts)
     if isinstance(e, A.Call):
         ref = refs.get(id(e))

@@ -70,6 +70,8 @@ class _Query:
             return True
         if isinstance(t, tuple) and t[0] == "record":
             return any(self._structured(ft) for _, ft in self.ev.fields(t[1]))
+        if isinstance(t, tuple) and t[0] == "tuple":
+            return any(self._structured(it) for it in t[1:])
         return False
 
     def _nothing(self, t):
@@ -77,6 +79,8 @@ class _Query:
         if t[0] == "record":
             return tuple(self._nothing(ft) if self._structured(ft) else self.ev.fresh(ft)
                          for _, ft in self.ev.fields(t[1]))
+        if t[0] == "tuple":
+            return tuple(self._nothing(it) if self._structured(it) else self.ev.fresh(it) for it in t[1:])
         return SMap([]) if t[0] == "map" else Coll(t[0], [])
 
     def values(self, model, codec) -> dict:

@@ -8,7 +8,9 @@ Symbolic values, by type:
 
 * int, Player: a z3 Int; bool: a z3 Bool; str: a z3 String; enum: a z3 Int,
   the member's index;
-* record (and Pos): a Python tuple of the fields' symbolic values;
+* record (and Pos): a Python tuple of the fields' symbolic values; a tuple:
+  a Python tuple of its items' symbolic values (fixed arity; equality and
+  order item by item, as records);
 * list, set, bag: a ``Coll``, a finite sequence of *guarded* items
   ``(value, condition)``: the collection holds the items whose condition is
   true, in order. Shapes are finite and known; contents and membership may be
@@ -73,6 +75,8 @@ class Z3Eval:
             return z3.IntVal(v)
         if kind == "record":
             return tuple(self.lift(ft, x) for (_, ft), x in zip(self.fields(t[1]), v))
+        if kind == "tuple":
+            return tuple(self.lift(it, x) for it, x in zip(t[1:], v))
         if kind in ("list", "bag"):
             return Coll(kind, [(self.lift(t[1], x), TRUE) for x in v])
         if kind == "set":
@@ -112,6 +116,8 @@ class Z3Eval:
             return val(s)
         if kind == "record":
             return tuple(self.concrete(ft, x, model) for (_, ft), x in zip(self.fields(t[1]), s))
+        if kind == "tuple":
+            return tuple(self.concrete(it, x, model) for it, x in zip(t[1:], s))
         if kind in ("list", "bag", "set"):
             items = [self.concrete(t[1], v, model) for v, c in s.items if val(c)]
             if kind == "set":
@@ -136,6 +142,8 @@ class Z3Eval:
             return z3.Int(name)
         if isinstance(t, tuple) and t[0] == "record":
             return tuple(self.fresh(ft, f"{stem}.{fn}") for fn, ft in self.fields(t[1]))
+        if isinstance(t, tuple) and t[0] == "tuple":
+            return tuple(self.fresh(it, f"{stem}.{i}") for i, it in enumerate(t[1:]))
         raise Unsupported(f"a free value of type {T.show(t)}")
 
     def domain(self, t, s):
@@ -144,6 +152,8 @@ class Z3Eval:
             return z3.And(s >= 0, s < len(self.p.enums[t[1]].members))
         if isinstance(t, tuple) and t[0] == "record":
             return z3.And([self.domain(ft, x) for (_, ft), x in zip(self.fields(t[1]), s)] + [TRUE])
+        if isinstance(t, tuple) and t[0] == "tuple":
+            return z3.And([self.domain(it, x) for it, x in zip(t[1:], s)] + [TRUE])
         return TRUE
 
     # ------------------------------------------------------------ expressions
@@ -220,7 +230,19 @@ class Z3Eval:
                         z3.IntVal(self.enum_index(st[1], arm.pattern))
                     out = self.ite(s == pat, v, out)
             return out
+        if isinstance(e, A.TupleLit):
+            return tuple(self.ev(i, env) for i in e.items)
+        if isinstance(e, A.LetExpr):   # each value once, bound in what follows (substitution)
+            for b in e.bindings:
+                env = {**env, **self.bind(b, self.ev(b.value, env))}
+            return self.ev(e.body, env)
         raise Unsupported(f"the form {type(e).__name__}")  # pragma: no cover
+
+    def bind(self, node, v) -> dict:
+        """The names a binding binds, to ``v`` or to its items (a tuple taken apart)."""
+        if node.names:
+            return dict(zip(node.names, v))
+        return {A.bound_names(node)[0]: v}
 
     def make_map(self, entries):
         """Later entries win for equal keys, as in the Python meaning."""
@@ -308,6 +330,8 @@ class Z3Eval:
     def index(self, e: A.Index, env):
         t = self.t(e.obj)
         obj = self.ev(e.obj, env)
+        if isinstance(t, tuple) and t[0] == "tuple":   # a number written out, within its items
+            return obj[e.key.value]
         key = self.ev(e.key, env)
         if isinstance(obj, SMap):
             if not obj.entries:
@@ -358,8 +382,7 @@ class Z3Eval:
                 for v, c in items:
                     if z3.is_false(simp(c)):
                         continue
-                    r2 = dict(r)
-                    r2[f.var] = v
+                    r2 = {**r, **self.bind(f, v)}
                     guard = z3.And(g, c)
                     for cond in f.conds:   # each filter is evaluated where the ones before hold
                         guard = z3.And(guard, self.under(guard, cond, r2))

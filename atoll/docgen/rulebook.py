@@ -241,6 +241,12 @@ def outcome_text(doc: SpecDoc, o) -> str:
             f"(a whole team, when every leader is on it); otherwise {tie}.")
 
 
+def _target(s) -> str:
+    """What a `let` or `for` binds, as written: `x` or `(a, b)`."""
+    names = A.bound_names(s)
+    return f"({', '.join(names)})" if s.names else names[0]
+
+
 def stmt_lines(doc: SpecDoc, stmts, depth: int = 0) -> list[str]:
     """Effects as a bullet list in words, the expressions in the spec's notation."""
     out = []
@@ -249,7 +255,7 @@ def stmt_lines(doc: SpecDoc, stmts, depth: int = 0) -> list[str]:
             tgt = doc.text(s.target.span)
             out.append(f"- {lit(tgt)} becomes {lit(doc.text(s.value.span))}.")
         elif isinstance(s, A.Let):
-            out.append(f"- Let {lit(s.name)} be {lit(doc.text(s.value.span))}.")
+            out.append(f"- Let {lit(_target(s))} be {lit(doc.text(s.value.span))}.")
         elif isinstance(s, A.Draw):
             out.append(f"- Draw one item at random from {lit(doc.text(s.source.span))}: "
                        f"call it {lit(s.name)}.")
@@ -264,7 +270,7 @@ def stmt_lines(doc: SpecDoc, stmts, depth: int = 0) -> list[str]:
         elif isinstance(s, A.Tie):
             out.append("- The game ends; nobody wins.")
         elif isinstance(s, A.For):
-            out += [f"- For each {lit(s.var)} in {lit(doc.text(s.iter.span))}:", ""]
+            out += [f"- For each {lit(_target(s))} in {lit(doc.text(s.iter.span))}:", ""]
             out += indent(stmt_lines(doc, s.body, depth + 1), 2) + [""]
         elif isinstance(s, A.If):
             out += [f"- If {lit(doc.text(s.cond.span))}:", ""]
