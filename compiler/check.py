@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from atoll.compiler import stdlib
+from atoll.compiler import check_with
 from atoll.compiler import types as T
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
@@ -205,6 +206,10 @@ class Checker:
             return (e.kind, elem)
         if isinstance(e, A.Match):
             return self.match(e, ctx)
+        if isinstance(e, A.With):
+            return check_with.with_expr(self, e, ctx)
+        if isinstance(e, A.EmptyOf):
+            return check_with.empty_of(self, e)
         if isinstance(e, A.Cases):
             result, seen = T.UNKNOWN, {}
             for arm in e.arms:

@@ -419,6 +419,11 @@ class Frame:
             return all(self.total(x, seats, guards) for x in e.items)
         if isinstance(e, A.MapLit):
             return all(self.total(x, seats, guards) for x in e.keys + e.values)
+        if isinstance(e, A.With):   # (a record's keys are field names)
+            keys = e.keys if self.p.types.get(id(e), ("?",))[0] == "map" else ()
+            return all(self.total(x, seats, guards) for x in (e.obj,) + keys + e.values)
+        if isinstance(e, A.EmptyOf):
+            return True
         if isinstance(e, A.Match):
             return self.total(e.subject, seats, guards) and all(self.total(a.value, seats, guards)
                                                                 for a in e.arms)

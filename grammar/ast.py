@@ -217,6 +217,28 @@ Expr = Union[IntLit, BoolLit, StrLit, Name, IfExpr, BinOp, Not, Neg, FieldAccess
              Index, Call, Aggregate, ListLit, SetLit, MapLit, Comprehension, Match, Cases]
 
 
+@dataclass(frozen=True)
+class With:
+    """``obj with {k: v, ...}``: the map ``obj`` with those keys set (added or
+    replaced; later entries win), or the record ``obj`` with those fields
+    replaced (then each key is a bare field name)."""
+    obj: "Expr"
+    keys: tuple["Expr", ...]
+    values: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EmptyOf:
+    """``list[T]()``, ``set[T]()``, ``bag[T]()``, ``map[K, V]()``: an empty
+    collection whose type is written out."""
+    type: TypeRef
+    span: Span = _span()
+
+
+Expr = Union[Expr, With, EmptyOf]
+
+
 # ---------------------------------------------------------------- statements
 
 @dataclass(frozen=True)
