@@ -231,7 +231,7 @@ class Z3Eval:
         entries win, see ``make_map``); a record: its fields, some replaced."""
         t = self.t(e)
         obj = self.ev(e.obj, env)
-        if isinstance(t, tuple) and t[0] == "record" and isinstance(obj, tuple):
+        if isinstance(t, tuple) and t[0] == "record" and isinstance(obj, (tuple, list)):   # (list: see abstraction.choose)
             names = [n for n, _ in self.fields(t[1])]
             out = list(obj)
             for k, v in zip(e.keys, e.values):
