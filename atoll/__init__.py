@@ -7,13 +7,15 @@
 
 ``load`` raises ``SpecError`` (with every diagnostic) for a broken spec or a
 bad option; ``State.apply_action`` raises ``IllegalAction`` naming the rule
-and its rulebook citation; ``Game.state_from_json`` raises ``CorruptState``.
+and its rulebook citation; ``Game.state_from_json`` raises ``CorruptState``,
+``Game.state_from`` (a position set by hand) its subclass ``BadPosition``.
 """
 from atoll.compiler.pipeline import compile_spec, load
 from atoll.compiler.runtime import (CHANCE, SIMULTANEOUS, TERMINAL, Action, CorruptState, Game,
                                     IllegalAction, ModelError, State)
+from atoll.compiler.position import BadPosition
 from atoll.diagnostics import Diagnostic, SpecError
 
 __version__ = "0.1.0"
 __all__ = ["load", "compile_spec", "Game", "State", "Action", "IllegalAction", "CorruptState",
-           "ModelError", "SpecError", "Diagnostic", "CHANCE", "SIMULTANEOUS", "TERMINAL"]
+           "ModelError", "SpecError", "Diagnostic", "CHANCE", "SIMULTANEOUS", "TERMINAL", "BadPosition"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from atoll.compiler import stdlib
+from atoll.compiler import check_with
 from atoll.compiler import types as T
 from atoll.compiler.check_let import LetTupleChecks
 from atoll.compiler.symbols import Program
@@ -213,6 +214,10 @@ class Checker(LetTupleChecks):
             return ("tuple",) + tuple(self.expr(i, ctx) for i in e.items)
         if isinstance(e, A.LetExpr):
             return self.let_expr(e, ctx)
+        if isinstance(e, A.With):
+            return check_with.with_expr(self, e, ctx)
+        if isinstance(e, A.EmptyOf):
+            return check_with.empty_of(self, e)
         if isinstance(e, A.Cases):
             result, seen = T.UNKNOWN, {}
             for arm in e.arms:
@@ -746,7 +751,7 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
 
 
 def _check_around(c: "Checker", st: A.Stage) -> None:
-    """`turns around L from v until C`: C is a condition on the state, and v
+    """`turns round L from v until C`: C is a condition on the state, and v
     a global variable of seats that the flow may write (it keeps whose turn it is)."""
     if st.until is not None:
         c.expect(T.BOOL, c.expr(st.until, Ctx("condition of a stage")), st.until.span,

@@ -427,6 +427,11 @@ class Frame:
             inner = seats - names
             guards = tuple(g for g in guards if not any(self._mentions(g, n) for n in names))
             return all(self.total(x, inner, guards) for x in [b.value for b in e.bindings] + [e.body])
+        if isinstance(e, A.With):   # (a record's keys are field names)
+            keys = e.keys if self.p.types.get(id(e), ("?",))[0] == "map" else ()
+            return all(self.total(x, seats, guards) for x in (e.obj,) + keys + e.values)
+        if isinstance(e, A.EmptyOf):
+            return True
         if isinstance(e, A.Match):
             return self.total(e.subject, seats, guards) and all(self.total(a.value, seats, guards)
                                                                 for a in e.arms)

@@ -85,6 +85,14 @@ class _Flow:
             return any(self.expr(x, env) for x in e.items)
         if isinstance(e, A.MapLit):
             return any(self.expr(x, env) for x in e.keys + e.values)
+        if isinstance(e, A.EmptyOf):
+            return False
+        if isinstance(e, A.With):   # made of its parts (a record's keys are field names)
+            keys = e.keys if self.p.types.get(id(e), ("?",))[0] == "map" else ()
+            parts = [self.expr(x, env) for x in (e.obj,) + keys + e.values]
+            if any(parts):
+                self.records |= _records_shallow(self.p.types.get(id(e)))
+            return any(parts)
         if isinstance(e, A.Comprehension):
             inner = self.fors(e.fors, env)
             return self.expr(e.elem, inner) or (e.key is not None and self.expr(e.key, inner))

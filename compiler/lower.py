@@ -202,6 +202,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             return self.tuple_lit(e)
         if isinstance(e, A.LetExpr):
             return self.let_expr(e)
+        if isinstance(e, A.With):
+            return self.with_expr(e)
+        if isinstance(e, A.EmptyOf):   # as the literals of each kind build them
+            return {"list": "()", "bag": "()", "set": "frozenset()", "map": "{}"}.get(e.type.name, "None")
         if isinstance(e, A.Cases):   # the first case that holds; none is an error
             out = f"f_no_case({[a.name for a in e.arms]!r})"
             for arm in reversed(e.arms):
@@ -258,6 +262,18 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         if e.kind == "set":
             return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
         return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
+
+    def with_expr(self, e: A.With) -> str:
+        """A map with keys set (a new dict; later entries win), or a record
+        (a tuple) with fields replaced; evaluated left to right."""
+        t = self.t(e)
+        if isinstance(t, tuple) and t[0] == "record":
+            out = self.ex(e.obj)
+            for k, v in zip(e.keys, e.values):
+                out = self.shallow(f"f_set_in({out}, ({self.field_index(t[1], k.name)},), {self.ex(v)})")
+            return out
+        return "{**" + self.ex(e.obj) + "".join(f", {self.ex(k)}: {self.ex(v)}"
+                                                 for k, v in zip(e.keys, e.values)) + "}"
 
     def field_index(self, record: str, name: str) -> int:
         if record == "Pos":

@@ -31,6 +31,7 @@ from atoll.compiler import types as T
 from atoll.compiler import intbound, savegame
 from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
+from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
 from atoll.compiler.values import ValueCodec, pack
 
 CHANCE = -1
@@ -495,7 +496,7 @@ class Game:
         if st.ctl[2] >= len(st.ctl[4]):
             self._next_stage(st, X)
 
-    # A stage `turns around L from v until C` keeps L in ctl[4] and counts its
+    # A stage `turns round L from v until C` keeps L in ctl[4] and counts its
     # turns in ctl[2] (the player is ctl[4][ctl[2] % len(L)]); `v` holds whose
     # turn it is, and between stages whose turn comes next.
     def _keeper_seat(self, st: State, slot: int, players: tuple) -> int:
@@ -916,6 +917,17 @@ class Game:
         reach, equal to the one saved; the caller's text is not changed.
         The format is described in ``atoll.compiler.savegame``."""
         return savegame.load(self, text)
+
+    def state_from(self, position: dict, seed: int = 0, player: Optional[int] = None,
+                   phase: Optional[str] = None, chance: str = "auto") -> State:
+        """A position set by hand, for a worked example: the state after setup
+        (from ``seed``) with the variables in ``position`` replaced (names and
+        JSON values as a save writes them), ``player`` to act in ``phase``
+        (both optional). Every value is checked as a save's; the position is
+        not replayed (the rules may never reach it). Raises ``BadPosition``
+        (a ``CorruptState``) naming the bad field. See
+        ``atoll.compiler.position``."""
+        return position_from(self, position, seed, player, phase, chance)
 
     def _past_bound(self, st: State, S0, ctl0, outcome0, action, forced) -> None:
         """Stop a transaction that made an int of the state too large: the

@@ -258,6 +258,28 @@ def bound_names(node) -> tuple[str, ...]:
     return node.names or (node.var if hasattr(node, "var") else node.name,)
 
 
+@dataclass(frozen=True)
+class With:
+    """``obj with {k: v, ...}``: the map ``obj`` with those keys set (added or
+    replaced; later entries win), or the record ``obj`` with those fields
+    replaced (then each key is a bare field name)."""
+    obj: "Expr"
+    keys: tuple["Expr", ...]
+    values: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EmptyOf:
+    """``list[T]()``, ``set[T]()``, ``bag[T]()``, ``map[K, V]()``: an empty
+    collection whose type is written out."""
+    type: TypeRef
+    span: Span = _span()
+
+
+Expr = Union[Expr, With, EmptyOf]
+
+
 # ---------------------------------------------------------------- statements
 
 @dataclass(frozen=True)

@@ -546,6 +546,46 @@ class _ToAst(Transformer):
     def for_tuple_stmt(self, meta, names, iter_, body):
         return A.For("", iter_, body, self._s(meta), names)
 
+    def with_expr(self, meta, obj, *kv):
+        return A.With(obj, tuple(kv[0::2]), tuple(kv[1::2]), self._s(meta))
+
+    def type_index(self, meta, head, *args):
+        self.type_indexes = True   # each must end up inside a typed empty (checked after)
+        return A.Index(head, _TypeArgs(args), self._s(meta))   # type: ignore[arg-type]
+
+    def empty_of(self, meta, head, *args):
+        return A.EmptyOf(A.TypeRef(_type_name(head), tuple(_as_type(a) for a in args),
+                                   head.span), self._s(meta))
+
+
+class _TypeArgs(tuple):
+    """The arguments of `T[A, B]` read inside a typed empty's type."""
+
+
+class _NotAType(Exception):
+    """A typed empty collection whose type part is not a type (`list[1]()`)."""
+
+    def __init__(self, node):
+        super().__init__()
+        self.node = node
+
+
+def _type_name(e) -> str:
+    if not isinstance(e, A.Name):
+        raise _NotAType(e)
+    return e.name
+
+
+def _as_type(e) -> A.TypeRef:
+    """The type written where an expression was parsed: `T` or `T[A, ...]`
+    (the grammar reads a typed empty's arguments as expressions)."""
+    if isinstance(e, A.Index):
+        args = e.key if isinstance(e.key, _TypeArgs) else (e.key,)
+        return A.TypeRef(_type_name(e.obj), tuple(_as_type(a) for a in args), e.span)
+    if isinstance(e, A.EmptyOf):
+        raise _NotAType(e)
+    return A.TypeRef(_type_name(e), (), e.span)
+
 
 def _blank(text: str, start: int, end: int) -> str:
     """Replace text[start:end] by spaces, keeping newlines (so positions stay)."""
@@ -586,11 +626,35 @@ def parse(text: str, file: str, reporter: Reporter) -> Optional[A.Spec]:
         tree = shape.rebalance(tree)
         if not shape.within_limits(tree, file, reporter):
             return None
+        builder = _ToAst(file)
         try:
-            items = _ToAst(file).transform(tree)
-        except VisitError as e:   # pragma: no cover - a bug in the transformer
-            raise RuntimeError(f"internal error building the AST: {e.orig_exc!r}") from e
+            items = builder.transform(tree)
+        except VisitError as e:
+            if isinstance(e.orig_exc, _NotAType):
+                _report_not_a_type(e.orig_exc.node, reporter)
+                return None
+            raise RuntimeError(f"internal error building the AST: {e.orig_exc!r}") from e   # pragma: no cover
+        if getattr(builder, "type_indexes", False) and not _type_indexes_placed(items, reporter):
+            return None
         return A.Spec(file, items)
+
+
+def _report_not_a_type(node, reporter: Reporter) -> None:
+    reporter.add("A0001", "this is not a type", node.span,
+                 "a typed empty collection names its type and is called with no arguments: "
+                 "`list[str]()`, `set[Pos]()`, `bag[int]()`, `map[str, int]()`")
+
+
+def _type_indexes_placed(items, reporter: Reporter) -> bool:
+    """`m[a, b]` means a type with two arguments, inside a typed empty only."""
+    for n in A.walk(items):
+        if isinstance(n, A.Index) and isinstance(n.key, _TypeArgs):
+            reporter.add("A0001", "a value is indexed by one key at a time", n.span,
+                         "`T[A, B]` with two arguments is a type: it may stand inside a typed "
+                         "empty collection such as `list[map[str, int]]()`; to index twice "
+                         "write `m[a][b]`")
+            return False
+    return True
 
 
 def _report(e: UnexpectedInput, text: str, file: str, reporter: Reporter) -> int:

@@ -1,4 +1,4 @@
-"""Rounds that end on a condition: `turns around PLAYERS from v until C`.
+"""Rounds that end on a condition: `turns round PLAYERS from v until C`.
 
 The turn goes round the players until C holds (checked when the stage starts
 and after every turn); `v` names whose turn it is and, between stages, whose
@@ -24,7 +24,7 @@ state {
 }
 flow {
   round {
-    turns around seats from active until row == 0: take
+    turns round seats from active until row == 0: take
     turns in [0]: refill
   }
 }
@@ -101,7 +101,7 @@ def test_without_from_every_such_stage_starts_with_the_first_player(tmp_path):
 def test_the_players_list_is_followed_and_a_keeper_outside_it_moves_on(tmp_path):
     """Only seats 1 and 3 play; the keeper starts at 0, which is not among
     them, so the first turn is seat 1's."""
-    path = spec(tmp_path, swap=[("around seats", "around [1, 3]")])
+    path = spec(tmp_path, swap=[("round seats", "round [1, 3]")])
     _, seen = play(path, 4)
     assert [p for _, p in seen] == [1, 3] * 7 + [1]   # and the turn carries over between rounds
 
@@ -140,11 +140,27 @@ def test_the_shipped_example_plays_verifies_and_is_documented(tmp_path, capsys):
     verdicts = {r["property"]: r["verdict"] for r in out["results"]}
     assert verdicts == {"in_turn": "PROVED", "rounds_end": "PROVED"}
     text = Path(Path(__file__).parent.parent / "docs" / "language.md").read_text()
-    assert "turns around seats from active until row == 0: take" in text
+    assert "turns round seats from active until row == 0: take" in text
 
 
 def test_the_lexer_knows_the_new_words():
     from atoll.pygments_lexer import AtollLexer
     from pygments.token import Keyword
-    toks = list(AtollLexer().get_tokens("turns around seats from active until row == 0: take"))
-    assert (Keyword, "around") in toks and (Keyword, "until") in toks
+    toks = list(AtollLexer().get_tokens("turns round seats from active until row == 0: take"))
+    assert (Keyword, "round") in toks and (Keyword, "until") in toks
+
+
+def test_a_position_set_by_hand_follows_the_keeper(tmp_path):
+    """Game.state_from in a `turns round` stage: the keeper names the player
+    to act (given alone it chooses the player; given with another player it
+    is refused), and play goes on round the table from there."""
+    game = atoll.load(spec(tmp_path), players=3)
+    st = game.state_from({"row": 2, "active": 2}, phase="take")
+    assert st.current_player() == 2
+    st.apply_action(st.legal_actions()[0])
+    assert st.current_player() == 0 and json.loads(st.to_json())["values"][2] == 0
+    st = game.state_from({"row": 2}, phase="take", player=1)
+    assert json.loads(st.to_json())["values"][2] == 1   # set to the player to act
+    with pytest.raises(atoll.CorruptState) as e:
+        game.state_from({"row": 2, "active": 2}, phase="take", player=1)
+    assert e.value.field == "active"

@@ -84,7 +84,7 @@ def state_key(game, st):
     pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
                                                _freeze(st.pending[2]))
     ctl = st.ctl
-    if ctl[4] and ctl[2] >= len(ctl[4]):   # a `turns around` stage counts its turns: the lap does not matter
+    if ctl[4] and ctl[2] >= len(ctl[4]):   # a `turns round` stage counts its turns: the lap does not matter
         ctl = ctl[:2] + [ctl[2] % len(ctl[4])] + ctl[3:]
     return (tuple(_slot(v) for v in values), _freeze(tuple(ctl)), st.outcome, pending)
 

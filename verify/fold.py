@@ -72,7 +72,7 @@ def _free(prog, e, visiting):
             return _OPEN
         if ref[0] == "local":
             return frozenset([ref[1]])
-        if ref[0] in ("const", "option", "data", "member"):
+        if ref[0] in ("const", "option", "data", "member", "field"):   # (field: a key of `r with {f: v}`)
             return frozenset()
         if ref[0] == "builtin" and ref[1] in ("players", "seats", "player_count"):
             return frozenset()

@@ -183,7 +183,7 @@ def ends_by_win(prog) -> bool:
 
 def flow_written(prog, pr: A.PropertyDecl) -> list[str]:
     """The variables the measure reads that the flow itself writes (the
-    keeper of whose turn it is in a `turns around ... from v` stage): no
+    keeper of whose turn it is in a `turns round ... from v` stage): no
     step's effect shows those changes, so z3 has no argument about them."""
     keepers = {st.keeper for rd in prog.flow.rounds for st in rd.stages if st.keeper}
     if not keepers:

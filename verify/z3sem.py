@@ -208,6 +208,10 @@ class Z3Eval:
                 return self.make_map([(self.under(g, e.key, r), self.under(g, e.elem, r), g) for r, g in rows])
             items = [(self.under(g, e.elem, r), g) for r, g in rows]
             return Coll(e.kind, dedupe(items) if e.kind == "set" else items)
+        if isinstance(e, A.With):
+            return self.with_value(e, env)
+        if isinstance(e, A.EmptyOf):
+            return SMap([]) if e.type.name == "map" else Coll(e.type.name, [])
         if isinstance(e, A.Cases):
             out = self.fresh(self.t(e), "no_case")   # no case: any value (it is an error at run time)
             conds = []
@@ -243,6 +247,22 @@ class Z3Eval:
         if node.names:
             return dict(zip(node.names, v))
         return {A.bound_names(node)[0]: v}
+
+    def with_value(self, e: A.With, env: dict):
+        """``m with {k: v}``: the entries of ``m`` then the new ones (later
+        entries win, see ``make_map``); a record: its fields, some replaced."""
+        t = self.t(e)
+        obj = self.ev(e.obj, env)
+        if isinstance(t, tuple) and t[0] == "record" and isinstance(obj, (tuple, list)):   # (list: see abstraction.choose)
+            names = [n for n, _ in self.fields(t[1])]
+            out = list(obj)
+            for k, v in zip(e.keys, e.values):
+                out[names.index(k.name)] = self.ev(v, env)
+            return tuple(out)
+        if not isinstance(obj, SMap):
+            raise Unsupported("`with` on a map whose entries are not known here")
+        return self.make_map(obj.entries + [(self.ev(k, env), self.ev(v, env), TRUE)
+                                            for k, v in zip(e.keys, e.values)])
 
     def make_map(self, entries):
         """Later entries win for equal keys, as in the Python meaning."""
