@@ -36,7 +36,7 @@ from atoll.compiler.values import ValueCodec, pack
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
-MAX_LEGAL = 200_000
+MAX_LEGAL = 100_000
 
 
 def _why(e: Exception) -> str:
