@@ -297,7 +297,12 @@ class State:
         g = self.game
         if g.ns.get("score") is None:
             return [0] * g.num_players
-        return [g.ns["score"](self.S, p) for p in range(g.num_players)]
+        try:
+            return [g.ns["score"](self.S, p) for p in range(g.num_players)]
+        except RecursionError:
+            raise ModelError("evaluating the score: the rules call each other without end") from None
+        except Exception as e:
+            raise ModelError(f"evaluating the score: {_why(e)}") from None
 
     def observation(self, player: int) -> dict:
         """What ``player`` may see: hidden parts show only their size."""

@@ -286,7 +286,9 @@ def decode(game, d: dict):
     players = _list(c[4], "control[4]")
     for k, p in enumerate(players):
         _int(p, f"control[4][{k}]", 0, n, " (a seat)")
-    if stage < len(stages) and stages[stage][2] == "around":   # turns taken in the stage, any number
+    # a `turns round` stage counts the turns taken in it, any number (and a
+    # game that ended after its round leaves the count of the last stage)
+    if stages[min(stage, len(stages) - 1)][2] == "around":
         slot = _int(c[2], "control[2]", 0, INT_BOUND, " (turns taken in the stage)")
     else:
         slot = _int(c[2], "control[2]", 0, max(1, len(players)) + over, " (whose turn in the stage)")

@@ -164,3 +164,24 @@ def test_a_position_set_by_hand_follows_the_keeper(tmp_path):
     with pytest.raises(atoll.CorruptState) as e:
         game.state_from({"row": 2, "active": 2}, phase="take", player=1)
     assert e.value.field == "active"
+
+
+def test_a_game_over_after_a_round_that_ends_with_turns_round_saves_and_loads(tmp_path):
+    """The round's last stage is the `turns round` one: the game ends after
+    it with the turn count left in the control, and the save loads back
+    (it was refused as out of range; found by the fuzz run)."""
+    path = spec(tmp_path, swap=[("    turns round seats from active until row == 0: take\n    turns in [0]: refill\n",
+                                 "    turns in [0]: refill\n    turns round seats from active until row == 0: take\n")])
+    game = atoll.load(path, players=3)
+    state, _ = play(path, 3)
+    assert state.is_terminal()
+    text = state.to_json()
+    assert game.state_from_json(text).to_json() == text
+
+
+def test_a_score_that_fails_is_a_model_error(tmp_path):
+    path = tmp_path / "g.atoll"
+    path.write_text(SMALL.replace("⟨MORE⟩", "") + "score p = [1, 2][p + 5]\n")
+    state = atoll.load(path, players=2).new_initial_state(seed=1)
+    with pytest.raises(atoll.ModelError, match=r"evaluating the score: index \d+ is outside"):
+        state.scores()
