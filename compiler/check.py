@@ -123,9 +123,13 @@ class Checker(LetTupleChecks):
             if ctx.me:
                 self.p.refs[id(e)] = ("me",)
                 return T.INT
-            self.rep.add("A0101", f"`me` is not defined in the {ctx.where}", e.span,
-                         "`me` is the player whose turn it is: it exists inside phases and "
-                         "actions; give a `def` a `p: Player` parameter instead")
+            hint = ("a property is about states, and a state at a chance step or at the end has no "
+                    "player to move: keep whose turn it is in a global `Player` variable (the flow "
+                    "keeps one for you with `turns round seats from active ...`) and name it, or "
+                    "quantify over `players`" if ctx.where.startswith("property") else
+                    "`me` is the player whose turn it is: it exists inside phases and "
+                    "actions; give a `def` a `p: Player` parameter instead")
+            self.rep.add("A0101", f"`me` is not defined in the {ctx.where}", e.span, hint)
             return T.UNKNOWN
         if n in p.actions and ctx.me:
             self.rep.add("A0103", f"action `{n}` is not a value", e.span,
