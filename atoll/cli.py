@@ -417,6 +417,8 @@ def print_verify_table(spec: str, results) -> None:
                     print(f"  {cx['problem']}")
                 for k, v in cx["inputs"].items():
                     print(f"  {k} = {v}")
+                for k, v in cx.get("values", {}).items():   # the two sides of a false comparison
+                    print(f"    where {k} is {v}")
             else:
                 print(f"  seed {cx['seed']}: {cx['problem']}")
                 for step in cx["steps"]:

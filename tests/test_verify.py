@@ -46,7 +46,9 @@ def test_every_property_holds_on_the_original(original):
 def test_theorem_mutation_is_violated_with_the_input(tmp_path):
     r = verdicts(mutant(tmp_path, "4 => 8", "4 => 9"), only=["table_matches"])["table_matches"]
     assert r.verdict == V.VIOLATED and not r.ok
-    assert r.counterexample == {"inputs": {"n": "4"}}
+    assert r.counterexample == {"inputs": {"n": "4"}, "enumerated": 13,
+                                "values": {"scoring(n)": "8", "table(n)": "9"}}
+    assert r.method == "enumeration"
 
 
 def test_witness_mutation_has_no_witness(tmp_path):
@@ -156,9 +158,13 @@ def test_bounded_search_finds_the_shortest_violation(tmp_path):
 
 def test_no_z3_meaning_is_unknown_not_proved(tmp_path):
     p = mutant(tmp_path, "property table_matches theorem forall n: int in between(0, 12): scoring(n) == table(n)",
-               "property table_matches theorem forall n: int in between(0, 3): size(remove([n, 1], n)) == 1")
-    r = verdicts(p, only=["table_matches"])["table_matches"]
+               "property table_matches theorem forall m: int in between(0, 3), n: int in between(0, m): "
+               "size(remove([n, 1], n)) == 1")
+    r = verdicts(p, only=["table_matches"])["table_matches"]   # n's domain reads m: z3's to decide
     assert r.verdict == V.UNKNOWN and "no z3 meaning" in r.detail["reason"]
+    p.write_text(p.read_text().replace("m: int in between(0, 3), n: int in between(0, m)", "n: int in between(0, 3)"))
+    r = verdicts(p, only=["table_matches"])["table_matches"]   # concrete domains: every input run
+    assert (r.verdict, r.method) == (V.PROVED, "enumeration")
 
 
 def test_solver_that_gives_up_is_unknown(tmp_path):

@@ -18,6 +18,7 @@ import weakref
 from dataclasses import fields, is_dataclass
 from typing import Optional
 
+from atoll.compiler.consts import Budget
 from atoll.grammar import ast as A
 
 MAX_ATOMS = 5_000   # a folded value holds at most this many scalars (lifting is item by item)
@@ -154,10 +155,12 @@ def folded(ev, e) -> Optional[object]:
         ns = _ns_cache.get(game)
         if ns is None:
             ns = _ns_cache[game] = _namespace(game)
-        py = eval(compile(src, "<atoll closed subterm>", "eval"), ns)   # the lowering's own text
+        code = compile(src, "<atoll closed subterm>", "eval")
+        with Budget():   # a closed subterm that never ends is not folded (nor run for ever)
+            py = eval(code, ns)   # the lowering's own text
         _atoms(py, [MAX_ATOMS])
         value = ev.lift(ev.t(e), py)
-    except Exception:   # a partial operation, an unknown type, a value too large: no folding
+    except Exception:   # a partial operation, an unknown type, a value too large, over budget: no folding
         value = None
     cache[id(e)] = (e, value)
     return value

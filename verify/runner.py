@@ -121,8 +121,8 @@ def check_one(prog, game, pr, games, seed, spec_path, timeout_ms):
     """The checker of one property: (method, verdict, detail, counterexample)."""
     counterexample = None
     if pr.kind == "theorem":
-        method = "z3"
         verdict, detail, counterexample = check_theorem(prog, game, pr, timeout_ms)
+        method = "enumeration" if "enumerated" in (detail or counterexample or {}) else "z3"
     elif pr.kind == "well_defined":
         method = "z3"
         verdict, detail, counterexample = check_well_defined(prog, game, pr, timeout_ms)

@@ -89,6 +89,11 @@ def with_evidence(kind: str, method: str, verdict: str, detail) -> dict:
         detail["evidence"] = {"z3": "z3: over an abstraction of the state (collections known by "
                                     "their size), no action leaves the measure as high, and the "
                                     "measure starts at the bound shown"}
+    elif method == "enumeration":
+        n = (detail.get("enumerated") if detail else None)
+        detail["evidence"] = {"z3": (f"every one of the {_n(n)} inputs checked in Python, as the model "
+                                     "evaluates the body" if n is not None else
+                                     "the input shown, checked in Python, makes the body false")}
     elif (kind, verdict) in _Z3_GROUNDS:
         detail["evidence"] = {"z3": _Z3_GROUNDS[kind, verdict]}
     else:

@@ -23,6 +23,7 @@ reason; the verifier then says UNKNOWN, never "proved".
 """
 from __future__ import annotations
 
+import time
 from itertools import combinations
 from typing import Optional
 
@@ -41,6 +42,10 @@ from atoll.verify.z3values import (  # noqa: F401 - shared with the rest of the 
     less, member, ite, dedupe, positions, count, floor_div, floor_mod)
 
 
+#: Seconds that building the z3 meaning of one property may take.
+BUILD_SECONDS = 60
+
+
 class Z3Eval:
     """Evaluates expressions of a checked program for one instantiated game
     (whose constants, options and data are concrete)."""
@@ -48,6 +53,10 @@ class Z3Eval:
     def __init__(self, prog: Program, game=None, depth_limit: int = 40, fold: bool = True):
         self.p = prog
         self.fold = fold
+        # building the meaning of one property has a time limit of its own (z3's
+        # timeout counts only its queries): past it, Unsupported, so UNKNOWN
+        self._deadline = time.perf_counter() + BUILD_SECONDS
+        self._calls = 0
         # Conditions the meaning needs (a map key present, a list index inside):
         # a checker that keeps this list proves them before it trusts a value;
         # None: a missing key or index gives any value of its type instead.
@@ -164,6 +173,9 @@ class Z3Eval:
         return ite(c, a, b)
 
     def ev(self, e, env: dict):
+        self._calls += 1
+        if not self._calls & 1023 and time.perf_counter() > self._deadline:
+            raise Unsupported(f"building the z3 meaning took more than {BUILD_SECONDS} s")
         if self.fold and self.game is not None and not isinstance(e, (A.IntLit, A.BoolLit, A.StrLit)):
             v = fold.folded(self, e)   # a closed subterm: its value in Python, lifted
             if v is not None:

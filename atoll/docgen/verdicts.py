@@ -66,6 +66,8 @@ def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
         if cx.get("problem"):
             out += [esc(cx["problem"]), ""]
         out += [f"- {code(k)} = {code(v)}" for k, v in cx["inputs"].items()] + [""]
+        if cx.get("values"):
+            out += ["where:", ""] + [f"- {code(k)} is {code(v)}" for k, v in cx["values"].items()] + [""]
         return out
     out += [f"Seed {cx['seed']}: {esc(cx['problem'])}.", ""]
     for step in cx["steps"]:
