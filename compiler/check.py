@@ -523,11 +523,26 @@ class Checker(LetTupleChecks):
             self.block(s.body, self.bind_target(s, T.element(it), ctx), where)
             return ctx
         if isinstance(s, A.Draw):
+            n = s.source.name
+            if not s.source.indices and n not in self.p.state and (
+                    n in ctx.locals or n in self.p.consts or n in self.p.options or n in self.p.data):
+                self.rep.add("A0106", f"`draw` takes an item out of a pile for good, and `{n}` is fixed",
+                             s.source.span, f"to pick an item and put it back, write `roll {s.name} from "
+                             f"{n}`; a pile that shrinks is a `bag` state variable")
+                return ctx.bind(s.name, T.UNKNOWN)
             src = self.lvalue(s.source, ctx)
             if src != T.UNKNOWN and not (isinstance(src, tuple) and src[0] == "bag"):
                 self.rep.add("A0103", f"draw takes from a bag, and this is {T.show(src)}",
                              s.source.span, "declare the pile as `bag[...]`: drawing is chance")
             return ctx.bind(s.name, T.element(src))
+        if isinstance(s, A.Roll):
+            src = self.expr(s.source, ctx)
+            if src != T.UNKNOWN and not (isinstance(src, tuple) and src[0] in ("list", "bag", "set")):
+                self.rep.add("A0103", f"roll takes one item, put back, from a list, bag or set, and "
+                             f"this is {T.show(src)}", s.source.span,
+                             "roll dice with `roll r from dice(4, 6)`; to take an item out of a pile "
+                             "for good, use `draw x from pile` on a `bag` state variable")
+            return ctx.bind(s.name, T.element(src) if src != T.UNKNOWN else T.UNKNOWN)
         if isinstance(s, A.Deal):
             self.expect(T.INT, self.expr(s.count, ctx), s.count.span, "the number of items dealt")
             src = self.lvalue(s.source, ctx)

@@ -498,6 +498,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
             self.emit(f"{N.local(s.name)}, {b} = X.draw({self.read(s.source)}, {ty!r})", depth)
             self.assign(s.source, b, depth)
+        elif isinstance(s, A.Roll):   # with replacement: the collection is not changed
+            ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
+            self.emit(f"{N.local(s.name)}, _ = X.draw({N.stdlib('bag')}({self.ex(s.source)}), {ty!r})", depth)
         elif isinstance(s, A.Deal):
             it, b = self.fresh("item"), self.fresh("bag")
             self.emit(f"for _ in range({self.ex(s.count)}):", depth)

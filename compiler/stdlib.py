@@ -9,7 +9,8 @@ never mutated in place: effects copy on write).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
+from math import factorial
 from typing import Callable, Optional
 
 from atoll.compiler import limits
@@ -307,6 +308,26 @@ def _between(lo, hi):
     return tuple(range(lo, hi + 1))
 
 
+@lru_cache(maxsize=64)
+def _dice_bag(n: int, faces: int) -> tuple:
+    bag = []
+    for roll in combinations_with_replacement(range(1, faces + 1), n):
+        ways = factorial(n)
+        for f in set(roll):
+            ways //= factorial(roll.count(f))
+        bag.extend([roll] * ways)
+    return tuple(bag)
+
+
+def _dice(n, faces):
+    """Every roll of ``n`` dice of ``faces`` faces, as sorted lists, each as
+    often as the ordered rolls that give it (a bag of faces ** n items)."""
+    if n < 0 or faces < 1:
+        raise EvalError(f"dice({n}, {faces}): the number of dice must be 0 or more and the faces 1 or more")
+    _items(faces ** n if n < 64 else limits.MAX_ITEMS + 1)
+    return _dice_bag(n, faces)
+
+
 def _subsets(xs):
     items = sorted(set(xs))
     if len(items) > 16:
@@ -425,6 +446,10 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
               "range(n): the list 0, 1, ..., n-1."),
     "between": (_between, _rule(2, lambda a: ("list", T.INT), _int, _int),
                 "between(lo, hi): the list lo, lo+1, ..., hi (empty if hi < lo)."),
+    "dice": (_dice, _rule(2, lambda a: ("bag", ("list", T.INT)), _int, _int),
+             "dice(n, f): every roll of n dice with faces 1..f, each a sorted list, as often as "
+             "the ordered rolls that give it (4 six-sided dice: 126 rolls, 1,296 items); "
+             "`roll r from dice(n, f)` rolls them."),
     "subsets": (_subsets, _rule(1, lambda a: ("list", ("set", T.element(a[0]))), _coll),
                 "subsets(c): every set of items of c (at most 16 distinct items)."),
     "abs": (_abs, _rule(1, lambda a: T.INT, _int), "abs(n): the absolute value."),

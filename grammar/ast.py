@@ -332,6 +332,15 @@ class Draw:
 
 
 @dataclass(frozen=True)
+class Roll:
+    """Chance with replacement: one item of a collection at random, each as
+    likely as its copies in it (the collection is not changed); bound to ``name``."""
+    name: str
+    source: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Deal:
     """Chance: move ``count`` random items (fewer if it runs out) from a bag to a list."""
     count: Expr
@@ -357,7 +366,7 @@ class Tie:
     span: Span = _span()
 
 
-Stmt = Union[Assign, Let, If, For, Draw, Deal, End, Win, Tie]
+Stmt = Union[Assign, Let, If, For, Draw, Roll, Deal, End, Win, Tie]
 
 
 # ---------------------------------------------------------------- declarations

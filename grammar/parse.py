@@ -390,6 +390,9 @@ class _ToAst(Transformer):
     def draw_stmt(self, meta, name, source):
         return A.Draw(str(name), source, self._s(meta))
 
+    def roll_stmt(self, meta, name, source):
+        return A.Roll(str(name), source, self._s(meta))
+
     def deal_stmt(self, meta, count, source, dest):
         return A.Deal(count, source, dest, self._s(meta))
 
@@ -683,7 +686,11 @@ def _report(e: UnexpectedInput, text: str, file: str, reporter: Reporter) -> int
                          (f"expected {_expected(e.expected)}",))
             return len(text)
         span = _tok_span(file, tok)
-        reporter.add("A0001", f"unexpected {_describe(tok)}", span, _hint_for(tok, e.expected),
+        hint = _hint_for(tok, e.expected)
+        if re.search(r"\bdraw\s+\w+\s+from\s+\w+\s*$", text[_line_start(text, tok.start_pos):tok.start_pos]):
+            hint = ("`draw` takes an item out of a state variable (a `bag`), named alone; to pick an item "
+                    "of a computed collection and put it back, write `roll x from ...`")
+        reporter.add("A0001", f"unexpected {_describe(tok)}", span, hint,
                      (f"expected {_expected(e.expected)}",))
         return tok.start_pos
     if isinstance(e, UnexpectedEOF):   # pragma: no cover - LALR reports $END as a token

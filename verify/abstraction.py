@@ -298,6 +298,9 @@ class Abstraction:
                 st, ended = self.loop(s, ev, st, me, env, cons, ended)
             elif isinstance(s, A.Draw):
                 env = {**env, s.name: self.draw(s, st, me, env, cons)}
+            elif isinstance(s, A.Roll):   # any item of its type: a sound over-approximation
+                t = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
+                env = {**env, s.name: self.fresh(t, f"{s.name}!rolled", cons)}
             elif isinstance(s, A.Deal):
                 self.deal(s, ev.ev(s.count, env), st, me, env, cons)
             elif isinstance(s, (A.Win, A.Tie)):

@@ -256,6 +256,9 @@ def stmt_lines(doc: SpecDoc, stmts, depth: int = 0) -> list[str]:
             out.append(f"- {lit(tgt)} becomes {lit(doc.text(s.value.span))}.")
         elif isinstance(s, A.Let):
             out.append(f"- Let {lit(_target(s))} be {lit(doc.text(s.value.span))}.")
+        elif isinstance(s, A.Roll):
+            out.append(f"- Roll: one item at random from {lit(doc.text(s.source.span))}, each as likely "
+                       f"as its copies there (nothing is taken away); call it {lit(s.name)}.")
         elif isinstance(s, A.Draw):
             out.append(f"- Draw one item at random from {lit(doc.text(s.source.span))}: "
                        f"call it {lit(s.name)}.")
