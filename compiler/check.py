@@ -703,6 +703,7 @@ POSSIBLE_EXPECTATIONS = {
     "deadlock_free": ("proved", "holds", "violated", "unknown"),
     "terminates": ("proved", "holds", "violated", "unknown"),
     "reachable": ("witness", "no_witness", "unknown"),
+    "almost_surely": ("proved", "violated", "unknown"),
 }
 
 
@@ -762,6 +763,9 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
             c.expect(T.BOOL, body_t, pr.body.span, f"the body of {where}")
         if pr.objective is not None:
             c.expect(T.INT, c.expr(pr.objective[1], ctx), pr.objective[1].span, "an objective")
+    elif pr.kind == "almost_surely" and pr.probability != 1:
+        rep.add("A0103", f"only termination with probability 1 can be checked, not {pr.probability}", pr.span,
+                "write `terminates with probability 1`, or state a bound with `terminates by MEASURE per turn`")
     elif pr.kind in ("invariant", "reachable", "terminates"):
         ctx = Ctx(where, phase_refs=True)
         want = T.INT if pr.kind == "terminates" else T.BOOL

@@ -643,6 +643,7 @@ class PropertyDecl:
     show: int = 1
     step: str = ""
     expect: Optional[str] = None
+    probability: Optional[int] = None   # `terminates with probability 1`
     notes: Notes = Notes()
     span: Span = _span()
 

@@ -156,6 +156,9 @@ class _ToAst(Transformer):
     def prop_terminates(self, meta, body, step):
         return dict(kind="terminates", body=body, step=step)
 
+    def prop_terminates_surely(self, meta, p):
+        return dict(kind="almost_surely", probability=int(p))
+
     def prop_reachable(self, meta, body):
         return dict(kind="reachable", body=body)
 

@@ -20,6 +20,7 @@ _KIND_WORDS = {
     "deadlock_free": "deadlock freedom (checked in play)",
     "terminates": "termination",
     "reachable": "reachability (a witness game)",
+    "almost_surely": "termination with probability 1 (every reachable state searched)",
 }
 
 
