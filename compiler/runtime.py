@@ -906,8 +906,13 @@ class Game:
         else:
             lines.append(f"player {st.current_player()} to play, phase {st.phase()}")
         for i, name in enumerate(self.layout.names[1:], start=1):
-            if st.S[i] is not None:
-                lines.append(f"  {name} = {self.codec.text(self.slot_types[i], st.S[i])}")
+            v, t = st.S[i], self.slot_types[i]
+            if v is None:
+                continue
+            if self.visibility[i][1] == "nobody" and T.is_collection(t):   # a face-down pile: its size
+                lines.append(f"  {name} = {len(v)} item{'s' * (len(v) != 1)}, face down")
+            else:
+                lines.append(f"  {name} = {self.codec.text(t, v)}")
         return "\n".join(lines)
 
     # ------------------------------------------------------------ saved games

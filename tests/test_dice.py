@@ -114,3 +114,11 @@ def test_the_dice_game_plays_verifies_and_reads(capsys):
     from pygments.token import Keyword, Name
     toks = list(AtollLexer().get_tokens("roll r from dice(4, 6)"))
     assert (Keyword, "roll") in toks and (Name.Builtin, "dice") in toks
+
+
+def test_str_of_a_state_shows_a_face_down_pile_by_its_size():
+    """str(state) is what a person reads: a pile nobody sees is its size."""
+    g = atoll.load(Path(__file__).parent.parent / "spec" / "kanaloa.atoll", players=3)
+    text = str(g.new_initial_state(seed=1))
+    assert "material = 35 items, face down" in text
+    assert "Opodopo" in text   # the hands (the whole state, for the designer) still show
