@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import sys
 import time
 import traceback
@@ -20,16 +19,21 @@ from pathlib import Path
 from typing import Optional
 
 from atoll.compiler import files, limits, pipeline
-from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
+from atoll.compiler.runtime import ModelError
 from atoll.diagnostics import SpecError, printable, render_all
-from atoll import render
 from atoll.simulation import play_random_game, simulate  # noqa: F401 (the local engine)
+
+def _play_help() -> list:
+    from atoll.terminal import HELP
+    return HELP.splitlines()[1:]
+
 
 EXAMPLES = {
     "check": "examples:\n  atoll check spec/GAME.atoll\n  atoll check spec            "
              "# every .atoll file under spec/\n  atoll check --json spec/GAME.atoll",
     "play": "examples:\n  atoll play spec/GAME.atoll --players 2\n"
-            "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1",
+            "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1 --auto\n\n"
+            "While playing, type:\n" + "\n".join("  " + line for line in _play_help()),
     "simulate": "examples:\n  atoll simulate spec/GAME.atoll -n 1000 --players 4\n"
                 "  atoll simulate spec/GAME.atoll -n 200 --option KEY=VALUE "
                 "--players 3 --json\n"
@@ -289,61 +293,12 @@ def cmd_simulate(args) -> int:
 # ---------------------------------------------------------------- play
 
 def cmd_play(args, stdin=None, out=None) -> int:
-    stdin = stdin or sys.stdin
-    out = out or sys.stdout
+    from atoll import terminal
     game = _load(args)
-    me = args.seat
-    if not 0 <= me < game.num_players:
+    if not 0 <= args.seat < game.num_players:
         return _usage_error(f"--seat must be 0..{game.num_players - 1}")
-    st = game.new_initial_state(seed=args.seed)
-    rng = random.Random(args.seed)
-    print(f"{game.title}: you are player {me}; the others play at random. "
-          f"Type a move's number, 'q' to quit.", file=out)
-    while not st.is_terminal():
-        legal = st.legal_actions()
-        if not legal:
-            print("No legal action: the rules are stuck here (a deadlock).", file=out)
-            return 1
-        mine = st.legal_actions(me) if st.current_player() == SIMULTANEOUS else (
-            legal if st.current_player() == me else [])
-        if not mine:   # another player's move, or theirs at a simultaneous node
-            a = legal[rng.randrange(len(legal))]
-            who = "chance" if st.current_player() == CHANCE else f"player {a.player}"
-            secret = st.current_player() == SIMULTANEOUS or game._sim_stage(st)
-            shown = "(a secret choice)" if secret else str(a)
-            print(f"{who}: {shown}", file=out)
-            st.apply_action(a)
-            continue
-        legal = mine
-        print("", file=out)
-        print(render.observation_text(game, st.observation(me)), file=out)
-        for i, a in enumerate(legal):
-            print(f"  {i:>3}) {a}", file=out)
-        while True:
-            out.write("your move> ")
-            out.flush()
-            line = stdin.readline()
-            if not line or line.strip() in ("q", "quit"):
-                print("bye", file=out)
-                return 0
-            try:
-                k = int(line.strip())
-                if not 0 <= k < len(legal):
-                    raise ValueError
-            except ValueError:
-                print(f"type a number from 0 to {len(legal) - 1}", file=out)
-                continue
-            break
-        try:
-            st.apply_action(legal[k])
-        except IllegalAction as e:   # pragma: no cover - legal moves are listed
-            print(f"illegal: {e}", file=out)
-    print("", file=out)
-    print(render.observation_text(game, st.observation(me)), file=out)
-    w = st.winners()
-    print(f"Game over ({st.ending()}): " + (f"won by player(s) {', '.join(map(str, w))}" if w else
-                                            "nobody wins") + f"; scores {st.scores()}", file=out)
-    return 0
+    return terminal.play(game, args.seat, args.seed, stdin or sys.stdin, out or sys.stdout,
+                         auto=args.auto)
 
 
 # ---------------------------------------------------------------- lower
@@ -621,6 +576,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "Play a game in the terminal against random agents.", cmd_play)
     game_args(p)
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--auto", action="store_true",
+                   help="play your move for you when it is your only one (a forced move)")
 
     p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
             "folder, every spec under it.", cmd_verify)
