@@ -314,83 +314,8 @@ def cmd_lower(args) -> int:
 
 # ---------------------------------------------------------------- verify
 
-def _detail_text(r) -> str:
-    d = r.detail or {}
-    if d.get("vacuous"):   # a proof that says nothing: say so first
-        return d["vacuous"]
-    if "z3" in d and r.verdict != "PROVED":
-        return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
-    if "inputs per case" in d:
-        text = "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
-        by = d.get("inputs per case by")
-        if by:
-            for value, counts in by["groups"].items():
-                text += f"\n{'':<29}{by['binder']} = {value}: " + \
-                    ", ".join(f"{k} {v}" for k, v in counts.items())
-        return text
-    if "witnesses" in d:
-        ws = d["witnesses"]
-        return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
-            (f" (+{len(ws) - 3} more)" if len(ws) > 3 else "")
-    if "bound" in d:
-        return d["bound"] + (f"; {d['exhaustive']}" if "exhaustive" in d else "")
-    if "reason" in d:
-        return d["reason"]
-    if "trace" in d:
-        return f"reached in {len(d['trace'])} actions (seed {d['seed']})"
-    if "games" in d:
-        extra = f"; {d['exhaustive']}" if "exhaustive" in d else ""
-        return f"seed {d['seed']}, longest game {d['longest_game']} actions{extra}"
-    return ""
-
-
-def print_verify_table(spec: str, results) -> None:
-    from atoll.verify.verdicts import evidence_text
-    print(f"{spec}: {len(results)} check{'s' * (len(results) != 1)}")
-    head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<18} {'verdict':<26} " \
-           f"{'expected':<10} {'time':>7}"
-    print(head)
-    print("-" * len(head))
-    for r in results:
-        opts = ",".join(f"{k}={v}" for k, v in r.options.items() if k in r.axes)
-        mark = "" if r.ok else "  <-- not as expected"
-        print(f"{r.property:<26} {r.players!s:>7} {opts:<22} {r.method:<18} {r.verdict:<26} "
-              f"{r.expected:<10} {r.seconds:>6.2f}s{mark}")
-        det = _detail_text(r)
-        if det:
-            print(f"{'':<26}   {det}")
-        ev = evidence_text(r.detail)   # what the verdict rests on
-        if ev:
-            print(f"{'':<26}   rests on: {ev}")
-    for r in results:
-        if r.counterexample:
-            print()
-            print(f"counterexample for `{r.property}` ({r.players} players, {r.options}):")
-            cx = r.counterexample
-            if "inputs" in cx:
-                if "problem" in cx:
-                    print(f"  {cx['problem']}")
-                for k, v in cx["inputs"].items():
-                    print(f"  {k} = {v}")
-            else:
-                print(f"  seed {cx['seed']}: {cx['problem']}")
-                for step in cx["steps"]:
-                    cites = f" [{'; '.join(step['cites'])}]" if step["cites"] else ""
-                    who = "chance" if step['player'] == -1 else f"player {step['player']}"
-                    print(f"  {step['step']:>3}. {who}: {step['action']}{cites}")
-                    for k, v in step["changes"].items():
-                        print(f"         {k} = {v}")
-                print("  replay it as a regression test:")
-                for line in cx["pytest"].splitlines():
-                    print("    " + line)
-    bad = [r for r in results if not r.ok]
-    print()
-    if not results:
-        print("no property to check here: none is declared (see docs/verify.md), or each one's "
-              "`when` leaves this configuration out")
-        return
-    print(f"{len(results) - len(bad)} of {len(results)} verdicts as expected" +
-          ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))
+# The report's text: atoll.verdict_text (`_detail_text` keeps its old name here).
+from atoll.verdict_text import detail_text as _detail_text, print_verify_table  # noqa: E402,F401
 
 
 def _verify_one(args, spec: str, tree: Optional[Path] = None):
@@ -421,7 +346,7 @@ def cmd_verify(args) -> int:
         if args.json:
             print(json.dumps({"spec": args.spec, "results": [r.to_json() for r in results]}, indent=2))
         else:
-            print_verify_table(args.spec, results)
+            print_verify_table(args.spec, results, args.matrix)
         return 0 if all(r.ok for r in results) else 1
     found = _spec_files([args.spec])
     if not found:
@@ -442,7 +367,7 @@ def cmd_verify(args) -> int:
         status = max(status, 0 if ok else 1)
         report.append({"spec": str(f), "ok": ok, "results": [r.to_json() for r in results]})
         if not args.json:
-            print_verify_table(str(f), results)
+            print_verify_table(str(f), results, args.matrix)
             print()
     if args.json:
         print(json.dumps({"specs": report, "ok": status == 0}, indent=2))
@@ -452,16 +377,22 @@ def cmd_verify(args) -> int:
 # ---------------------------------------------------------------- explain
 
 def cmd_explain(args) -> int:
+    """Named codes: the whole explanation (what it means, what to do, an
+    example); no code: every code in one line each."""
     from atoll.diagnostics import CODES
-    codes = [c.upper() for c in args.codes] or sorted(CODES)
+    from atoll.explain import explanation
     status = 0
-    for c in codes:
+    if not args.codes:
+        for c in sorted(CODES):
+            severity, title, text = CODES[c]
+            print(f"{c} ({severity}): {title}\n  {text}")
+        return 0
+    for i, c in enumerate(c.upper() for c in args.codes):
         if c not in CODES:
-            print(f"atoll: no diagnostic code {c}", file=sys.stderr)
+            print(f"atoll: no diagnostic code {c} (`atoll explain` lists them all)", file=sys.stderr)
             status = 2
             continue
-        severity, title, text = CODES[c]
-        print(f"{c} ({severity}): {title}\n  {text}")
+        print(("\n" if i else "") + explanation(c))
     return status
 
 
@@ -606,11 +537,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
-    p.add_argument("spec", metavar="SPEC")
+    p.add_argument("spec", metavar="SPEC", help="the .atoll file to lower")
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
-    p = add("explain", "Explain diagnostic codes.", cmd_explain)
-    p.add_argument("codes", nargs="*", metavar="CODE")
+    p = add("explain", "Explain diagnostic codes: what each means, what to do, an example.",
+            cmd_explain)
+    p.add_argument("codes", nargs="*", metavar="CODE",
+                   help="a diagnostic code such as A0101 (the code in `error[A0101]`); "
+                        "none: list every code")
     return ap
 
 

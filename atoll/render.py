@@ -221,6 +221,13 @@ def grid_text(cells: dict, pieces: dict) -> str:
 
 # ------------------------------------------------------------------ moves and news
 
+def move_label(game, action) -> str:
+    """A move in the game's notation: ``place(c=yellow 3, at=(1,0))``."""
+    spec = game.action_by_name[action.kind]
+    return action.kind + "(" + ", ".join(
+        f"{n}={label(game.codec, t, v)}" for (n, t), v in zip(spec.params, action.params)) + ")"
+
+
 def action_text(game, st, action) -> str:
     """A move in the game's notation; positions on a board are shown with
     what lies there, and a set of them with the total of the cells' numbers."""
