@@ -77,9 +77,10 @@ def label(codec, t, v, top: bool = True) -> str:
         return text if top else f"({text})"
     if kind == "tuple":
         return "(" + ", ".join(label(codec, it, x, False) for it, x in zip(t[1:], v)) + ")"
-    if kind in ("list", "bag", "set", "player"):
-        items = sorted(v) if kind == "set" else v
-        return "[" + ", ".join(label(codec, t[1], x) for x in items) + "]"
+    if kind == "set":
+        return "{" + ", ".join(label(codec, t[1], x) for x in sorted(v)) + "}"
+    if kind in ("list", "bag", "player"):
+        return "[" + ", ".join(label(codec, t[1], x) for x in v) + "]"
     if kind == "map":
         return "{" + ", ".join(f"{label(codec, t[1], k)}: {label(codec, t[2], x)}"
                                for k, x in sorted(v.items())) + "}"

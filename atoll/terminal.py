@@ -177,9 +177,9 @@ class Session:
             if k < len(spec.params):
                 lines.append(f"  {spec.params[k][0]} is chosen from {src}")
             else:
-                lines.append(f"  allowed when: {summary} ({src})" if summary else f"  allowed when: {src}")
+                lines.append(f"  condition: {summary} (`{src}`)" if summary else f"  condition: `{src}`")
         for src, summary in spec.ensures:
-            lines.append(f"  afterwards: {summary} ({src})" if summary else f"  afterwards {src} must hold")
+            lines.append(f"  afterwards: {summary} (`{src}` must hold)" if summary else f"  afterwards `{src}` must hold")
         cites = spec.cites or ph.cites
         lines.append(f"  rulebook: {'; '.join(cites)}" if cites else "  (no rulebook section cited)")
         return "\n".join(lines)

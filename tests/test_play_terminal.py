@@ -98,7 +98,11 @@ state {
 }
 flow { round { turns in seats: go } }
 phase go {
-  action stop() { score[me] = 1  win [me] }
+  action stop() {
+    score[me] = 1
+    if score[me] == 1 { win [me] }
+    end phase
+  }
 }
 ''')
     g = atoll.load(spec)
