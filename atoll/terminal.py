@@ -179,7 +179,8 @@ class Session:
             else:
                 lines.append(f"  condition: {summary} (`{src}`)" if summary else f"  condition: `{src}`")
         for src, summary in spec.ensures:
-            lines.append(f"  afterwards: {summary} (`{src}` must hold)" if summary else f"  afterwards `{src}` must hold")
+            lines.append(f"  afterwards: {summary} (`{src}` must hold)" if summary
+                         else f"  afterwards `{src}` must hold")
         cites = spec.cites or ph.cites
         lines.append(f"  rulebook: {'; '.join(cites)}" if cites else "  (no rulebook section cited)")
         return "\n".join(lines)

@@ -187,7 +187,8 @@ def next_lines(spec: str, results, matrix: bool) -> list:
         out.append("  - replay it: run the regression test under it, or "
                    f"`atoll verify {spec} --property {cx[0].property}`")
         out.append("    with the same --seed, --games and options, which finds the same game again")
-    weak = [r for r in results if r.verdict.startswith(("NO VIOLATION", "HOLDS UP TO")) or r.verdict == V.UNKNOWN]
+    weak = [r for r in results
+            if r.verdict.startswith(("NO VIOLATION", "HOLDS UP TO")) or r.verdict == V.UNKNOWN]
     if weak:
         out.append(f"  - stronger evidence: more games, `atoll verify {spec} --games 1000`")
         out.append("    (a pass by play is evidence, not a proof)")

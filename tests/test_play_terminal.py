@@ -94,13 +94,13 @@ def test_a_list_as_long_as_the_players_is_not_per_player_data(tmp_path):
     spec.write_text('''game three { title: "Three" players: 3..3 }
 state {
   names: list[str] = ["ash", "birch", "cedar"] visible all
-  player score: int = 0 visible all
+  player pts: int = 0 visible all
 }
 flow { round { turns in seats: go } }
 phase go {
   action stop() {
-    score[me] = 1
-    if score[me] == 1 { win [me] }
+    pts[me] = 1
+    if pts[me] == 1 { win [me] }
     end phase
   }
 }
@@ -108,7 +108,7 @@ phase go {
     g = atoll.load(spec)
     text = render.view_text(g, g.new_initial_state(), 0)
     assert "names: ash, birch, cedar" in text
-    assert "player 0 (you): score 0" in text and "ash" not in text.split("names:")[1].split("\n", 1)[1]
+    assert "player 0 (you): pts 0" in text and "ash" not in text.split("names:")[1].split("\n", 1)[1]
 
 
 def test_the_headline_gives_the_rounds_of_the_game_not_the_turns():
