@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import sys
 import time
 import traceback
@@ -20,16 +19,21 @@ from pathlib import Path
 from typing import Optional
 
 from atoll.compiler import files, limits, pipeline
-from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
+from atoll.compiler.runtime import ModelError
 from atoll.diagnostics import SpecError, printable, render_all
-from atoll import render
 from atoll.simulation import play_random_game, simulate  # noqa: F401 (the local engine)
+
+def _play_help() -> list:
+    from atoll.terminal import HELP
+    return HELP.splitlines()[1:]
+
 
 EXAMPLES = {
     "check": "examples:\n  atoll check spec/GAME.atoll\n  atoll check spec            "
              "# every .atoll file under spec/\n  atoll check --json spec/GAME.atoll",
     "play": "examples:\n  atoll play spec/GAME.atoll --players 2\n"
-            "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1",
+            "  atoll play spec/GAME.atoll --players 4 --option KEY=VALUE --seat 1 --auto\n\n"
+            "While playing, type:\n" + "\n".join("  " + line for line in _play_help()),
     "simulate": "examples:\n  atoll simulate spec/GAME.atoll -n 1000 --players 4\n"
                 "  atoll simulate spec/GAME.atoll -n 200 --option KEY=VALUE "
                 "--players 3 --json\n"
@@ -289,61 +293,12 @@ def cmd_simulate(args) -> int:
 # ---------------------------------------------------------------- play
 
 def cmd_play(args, stdin=None, out=None) -> int:
-    stdin = stdin or sys.stdin
-    out = out or sys.stdout
+    from atoll import terminal
     game = _load(args)
-    me = args.seat
-    if not 0 <= me < game.num_players:
+    if not 0 <= args.seat < game.num_players:
         return _usage_error(f"--seat must be 0..{game.num_players - 1}")
-    st = game.new_initial_state(seed=args.seed)
-    rng = random.Random(args.seed)
-    print(f"{game.title}: you are player {me}; the others play at random. "
-          f"Type a move's number, 'q' to quit.", file=out)
-    while not st.is_terminal():
-        legal = st.legal_actions()
-        if not legal:
-            print("No legal action: the rules are stuck here (a deadlock).", file=out)
-            return 1
-        mine = st.legal_actions(me) if st.current_player() == SIMULTANEOUS else (
-            legal if st.current_player() == me else [])
-        if not mine:   # another player's move, or theirs at a simultaneous node
-            a = legal[rng.randrange(len(legal))]
-            who = "chance" if st.current_player() == CHANCE else f"player {a.player}"
-            secret = st.current_player() == SIMULTANEOUS or game._sim_stage(st)
-            shown = "(a secret choice)" if secret else str(a)
-            print(f"{who}: {shown}", file=out)
-            st.apply_action(a)
-            continue
-        legal = mine
-        print("", file=out)
-        print(render.observation_text(game, st.observation(me)), file=out)
-        for i, a in enumerate(legal):
-            print(f"  {i:>3}) {a}", file=out)
-        while True:
-            out.write("your move> ")
-            out.flush()
-            line = stdin.readline()
-            if not line or line.strip() in ("q", "quit"):
-                print("bye", file=out)
-                return 0
-            try:
-                k = int(line.strip())
-                if not 0 <= k < len(legal):
-                    raise ValueError
-            except ValueError:
-                print(f"type a number from 0 to {len(legal) - 1}", file=out)
-                continue
-            break
-        try:
-            st.apply_action(legal[k])
-        except IllegalAction as e:   # pragma: no cover - legal moves are listed
-            print(f"illegal: {e}", file=out)
-    print("", file=out)
-    print(render.observation_text(game, st.observation(me)), file=out)
-    w = st.winners()
-    print(f"Game over ({st.ending()}): " + (f"won by player(s) {', '.join(map(str, w))}" if w else
-                                            "nobody wins") + f"; scores {st.scores()}", file=out)
-    return 0
+    return terminal.play(game, args.seat, args.seed, stdin or sys.stdin, out or sys.stdout,
+                         auto=args.auto)
 
 
 # ---------------------------------------------------------------- lower
@@ -359,85 +314,8 @@ def cmd_lower(args) -> int:
 
 # ---------------------------------------------------------------- verify
 
-def _detail_text(r) -> str:
-    d = r.detail or {}
-    if d.get("vacuous"):   # a proof that says nothing: say so first
-        return d["vacuous"]
-    if "z3" in d and r.verdict != "PROVED":
-        return d["z3"] + ("; " + d["bound"] if "bound" in d else "")
-    if "inputs per case" in d:
-        text = "inputs per case: " + ", ".join(f"{k} {v}" for k, v in d["inputs per case"].items())
-        by = d.get("inputs per case by")
-        if by:
-            for value, counts in by["groups"].items():
-                text += f"\n{'':<29}{by['binder']} = {value}: " + \
-                    ", ".join(f"{k} {v}" for k, v in counts.items())
-        return text
-    if "witnesses" in d:
-        ws = d["witnesses"]
-        return "; ".join(", ".join(f"{k}={v}" for k, v in w.items()) for w in ws[:3]) + \
-            (f" (+{len(ws) - 3} more)" if len(ws) > 3 else "")
-    if "bound" in d:
-        return d["bound"] + (f"; {d['exhaustive']}" if "exhaustive" in d else "")
-    if "reason" in d:
-        return d["reason"]
-    if "trace" in d:
-        return f"reached in {len(d['trace'])} actions (seed {d['seed']})"
-    if "games" in d:
-        extra = f"; {d['exhaustive']}" if "exhaustive" in d else ""
-        return f"seed {d['seed']}, longest game {d['longest_game']} actions{extra}"
-    return ""
-
-
-def print_verify_table(spec: str, results) -> None:
-    from atoll.verify.verdicts import evidence_text
-    print(f"{spec}: {len(results)} check{'s' * (len(results) != 1)}")
-    head = f"{'property':<26} {'players':>7} {'options':<22} {'method':<18} {'verdict':<26} " \
-           f"{'expected':<10} {'time':>7}"
-    print(head)
-    print("-" * len(head))
-    for r in results:
-        opts = ",".join(f"{k}={v}" for k, v in r.options.items() if k in r.axes)
-        mark = "" if r.ok else "  <-- not as expected"
-        print(f"{r.property:<26} {r.players!s:>7} {opts:<22} {r.method:<18} {r.verdict:<26} "
-              f"{r.expected:<10} {r.seconds:>6.2f}s{mark}")
-        det = _detail_text(r)
-        if det:
-            print(f"{'':<26}   {det}")
-        ev = evidence_text(r.detail)   # what the verdict rests on
-        if ev:
-            print(f"{'':<26}   rests on: {ev}")
-    for r in results:
-        if r.counterexample:
-            print()
-            print(f"counterexample for `{r.property}` ({r.players} players, {r.options}):")
-            cx = r.counterexample
-            if "inputs" in cx:
-                if "problem" in cx:
-                    print(f"  {cx['problem']}")
-                for k, v in cx["inputs"].items():
-                    print(f"  {k} = {v}")
-                for k, v in cx.get("values", {}).items():   # the two sides of a false comparison
-                    print(f"    where {k} is {v}")
-            else:
-                print(f"  seed {cx['seed']}: {cx['problem']}")
-                for step in cx["steps"]:
-                    cites = f" [{'; '.join(step['cites'])}]" if step["cites"] else ""
-                    who = "chance" if step['player'] == -1 else f"player {step['player']}"
-                    print(f"  {step['step']:>3}. {who}: {step['action']}{cites}")
-                    for k, v in step["changes"].items():
-                        print(f"         {k} = {v}")
-                print("  replay it as a regression test:")
-                for line in cx["pytest"].splitlines():
-                    print("    " + line)
-    bad = [r for r in results if not r.ok]
-    print()
-    if not results:
-        print("no property to check here: none is declared (see docs/verify.md), or each one's "
-              "`when` leaves this configuration out")
-        return
-    print(f"{len(results) - len(bad)} of {len(results)} verdicts as expected" +
-          ("" if not bad else f"; NOT as expected: {', '.join(sorted({r.property for r in bad}))}"))
+# The report's text: atoll.verdict_text (`_detail_text` keeps its old name here).
+from atoll.verdict_text import detail_text as _detail_text, print_verify_table  # noqa: E402,F401
 
 
 def _verify_one(args, spec: str, tree: Optional[Path] = None):
@@ -468,7 +346,7 @@ def cmd_verify(args) -> int:
         if args.json:
             print(json.dumps({"spec": args.spec, "results": [r.to_json() for r in results]}, indent=2))
         else:
-            print_verify_table(args.spec, results)
+            print_verify_table(args.spec, results, args.matrix)
         return 0 if all(r.ok for r in results) else 1
     found = _spec_files([args.spec])
     if not found:
@@ -489,7 +367,7 @@ def cmd_verify(args) -> int:
         status = max(status, 0 if ok else 1)
         report.append({"spec": str(f), "ok": ok, "results": [r.to_json() for r in results]})
         if not args.json:
-            print_verify_table(str(f), results)
+            print_verify_table(str(f), results, args.matrix)
             print()
     if args.json:
         print(json.dumps({"specs": report, "ok": status == 0}, indent=2))
@@ -499,16 +377,22 @@ def cmd_verify(args) -> int:
 # ---------------------------------------------------------------- explain
 
 def cmd_explain(args) -> int:
+    """Named codes: the whole explanation (what it means, what to do, an
+    example); no code: every code in one line each."""
     from atoll.diagnostics import CODES
-    codes = [c.upper() for c in args.codes] or sorted(CODES)
+    from atoll.explain import explanation
     status = 0
-    for c in codes:
+    if not args.codes:
+        for c in sorted(CODES):
+            severity, title, text = CODES[c]
+            print(f"{c} ({severity}): {title}\n  {text}")
+        return 0
+    for i, c in enumerate(c.upper() for c in args.codes):
         if c not in CODES:
-            print(f"atoll: no diagnostic code {c}", file=sys.stderr)
+            print(f"atoll: no diagnostic code {c} (`atoll explain` lists them all)", file=sys.stderr)
             status = 2
             continue
-        severity, title, text = CODES[c]
-        print(f"{c} ({severity}): {title}\n  {text}")
+        print(("\n" if i else "") + explanation(c))
     return status
 
 
@@ -623,6 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "Play a game in the terminal against random agents.", cmd_play)
     game_args(p)
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--auto", action="store_true",
+                   help="play your move for you when it is your only one (a forced move)")
 
     p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
             "folder, every spec under it.", cmd_verify)
@@ -651,11 +537,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)
-    p.add_argument("spec", metavar="SPEC")
+    p.add_argument("spec", metavar="SPEC", help="the .atoll file to lower")
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
-    p = add("explain", "Explain diagnostic codes.", cmd_explain)
-    p.add_argument("codes", nargs="*", metavar="CODE")
+    p = add("explain", "Explain diagnostic codes: what each means, what to do, an example.",
+            cmd_explain)
+    p.add_argument("codes", nargs="*", metavar="CODE",
+                   help="a diagnostic code such as A0101 (the code in `error[A0101]`); "
+                        "none: list every code")
     return ap
 
 

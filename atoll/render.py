@@ -1,98 +1,325 @@
-"""Text pictures of an observation, for `atoll play`.
+"""The terminal view of a game, for `atoll play`, generated from the spec's
+declarations (nothing here knows a game).
 
-Generic: any map from positions to values is drawn as a grid; per-player
-lists of positions (pieces) are drawn as markers on it; everything else is
-listed. Nothing here knows a game.
+- One notation per value, used everywhere (board, hands, moves, news): a
+  record is its fields in order (a Card(yellow, 3) is ``yellow 3``), a
+  position ``(x,y)``, an enum member its name, a player ``player N``.
+- A map keyed by positions is drawn as a grid; the per-player lists or sets
+  of positions (pieces) are drawn on it as the players' digits.
+- A map whose values are players (who owns what) is an ownership table.
+- Per-player variables form one line per player; what the viewer may not
+  see shows only its size.
+- Bookkeeping is folded: phase variables are left out, and the global
+  flags that are set share one line (``atoll play`` prints them all with
+  its command ``state``).
 """
 from __future__ import annotations
 
+from collections import Counter
+from typing import Optional
 
-def _is_pos(v) -> bool:
-    return isinstance(v, dict) and set(v) == {"x", "y"}
-
-
-def _short(v) -> str:
-    """A compact label for a value: a record shows the initial of its text
-    fields and its numbers (e.g. a red 3 becomes r3)."""
-    if isinstance(v, dict):
-        if v.get("hidden"):
-            return "?"
-        parts = []
-        for x in v.values():
-            if isinstance(x, bool):
-                parts.append("T" if x else "F")
-            elif isinstance(x, int):
-                parts.append(str(x))
-            elif isinstance(x, str):
-                parts.append(x[:1])
-        return "".join(parts)
-    return str(v)
+POS = ("record", "Pos")
 
 
-def _text(v) -> str:
-    if isinstance(v, dict):
-        if v.get("hidden"):
-            return f"(hidden{', ' + str(v['size']) + ' items' if 'size' in v else ''})"
-        if _is_pos(v):
-            return f"({v['x']},{v['y']})"
-        return "{" + ", ".join(f"{k}: {_text(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_text(x) for x in v) + "]"
-    return str(v)
+# ------------------------------------------------------------------ types
+
+def view_types(game) -> dict:
+    """Per state slot name: its resolved type with ``"Player"`` where the
+    spec declared a player (the resolved types say only ``int``)."""
+    declared = game.info.get("declared", {})
+    out = {}
+    for name, t in zip(game.layout.names, game.slot_types):
+        tr = declared.get(name)
+        if isinstance(t, tuple) and t[0] == "player":
+            out[name] = ("player", _mark(tr, t[1]))
+        else:
+            out[name] = _mark(tr, t)
+    return out
 
 
-def grid_text(cells: dict, markers: dict) -> str:
-    """``cells``: (x, y) -> label; ``markers``: (x, y) -> list of marks."""
-    keys = list(cells) + list(markers)
+def _mark(tr, t):
+    if tr is None:
+        return t
+    if tr.name == "Player" and t == "int":
+        return "Player"
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple") \
+            and len(tr.args) == len(t) - 1:
+        return (t[0],) + tuple(_mark(a, x) for a, x in zip(tr.args, t[1:]))
+    return t
+
+
+def _base(t):
+    """The codec's type for a view type."""
+    if t == "Player":
+        return "int"
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple", "player"):
+        return (t[0],) + tuple(_base(x) for x in t[1:])
+    return t
+
+
+# ------------------------------------------------------------------ labels
+
+def label(codec, t, v, top: bool = True) -> str:
+    """A value in the game's one notation."""
+    if t == "Player":
+        return f"player {v}"
+    if t == "bool":
+        return "yes" if v else "no"
+    if t in ("int", "str", "?"):
+        return str(v)
+    kind = t[0]
+    if kind == "enum":
+        return codec.enums[t[1]][v]
+    if kind == "record":
+        if t[1] == "Pos":
+            return f"({v[0]},{v[1]})"
+        text = " ".join(label(codec, ft, x, False) for (_, ft), x in zip(codec.records[t[1]], v))
+        return text if top else f"({text})"
+    if kind == "tuple":
+        return "(" + ", ".join(label(codec, it, x, False) for it, x in zip(t[1:], v)) + ")"
+    if kind == "set":
+        return "{" + ", ".join(label(codec, t[1], x) for x in sorted(v)) + "}"
+    if kind in ("list", "bag", "player"):
+        return "[" + ", ".join(label(codec, t[1], x) for x in v) + "]"
+    if kind == "map":
+        return "{" + ", ".join(f"{label(codec, t[1], k)}: {label(codec, t[2], x)}"
+                               for k, x in sorted(v.items())) + "}"
+    return str(v)   # pragma: no cover - every type is above
+
+
+def items_text(codec, t, v) -> str:
+    """A collection's items without brackets (``-`` when empty)."""
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set"):
+        items = sorted(v) if t[0] == "set" else v
+        return ", ".join(label(codec, t[1], x) for x in items) or "-"
+    return label(codec, t, v)
+
+
+# ------------------------------------------------------------------ the view
+
+def _folded(name: str, t) -> bool:
+    """Bookkeeping: phase variables and global flags."""
+    return "." in name or t == "bool"
+
+
+def snapshot(game, st, viewer: int) -> dict:
+    """What ``viewer`` sees, as comparable entries: name -> (kind, type, value)
+    where kind is 'value', 'hidden' (value: its size or None) or 'player'
+    (value: a list of such entries, one per player)."""
+    types = view_types(game)
+    out = {}
+    for i, name in enumerate(game.layout.names):
+        if i == 0 or st.S[i] is None:
+            continue
+        scope, vis = game.visibility[i]
+        t, v = types[name], st.S[i]
+        if scope == "player":
+            et = t[1]
+            out[name] = ("player", et, [
+                ("value", et, x) if vis == "all" or (vis == "owner" and p == viewer)
+                else ("hidden", et, _size(et, x)) for p, x in enumerate(v)])
+        elif vis == "all":
+            out[name] = ("value", t, v)
+        else:
+            out[name] = ("hidden", t, _size(t, v))
+    return out
+
+
+def _size(t, v) -> Optional[int]:
+    return len(v) if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map") else None
+
+
+def _hidden_text(size) -> str:
+    return "hidden" if size is None else f"{size} hidden"
+
+
+def headline(game, st, viewer: int) -> str:
+    if st.is_terminal():
+        return f"{game.title}: game over after round {st.round}"
+    cp = st.current_player()
+    who = {-1: "chance to resolve", -2: "players choosing at once"}.get(
+        cp, "your turn" if cp == viewer else f"player {cp} to play")
+    return f"{game.title}: round {st.round}, phase {st.phase()}, {who} (you are player {viewer})"
+
+
+def view_text(game, st, viewer: int, everything: bool = False) -> str:
+    """The picture of the game for ``viewer``; ``everything``: bookkeeping too."""
+    codec = game.codec
+    snap = snapshot(game, st, viewer)
+    out = [headline(game, st, viewer)]
+    grids, pieces, players, folded, rest = {}, {}, [], [], []
+    for name, (kind, t, v) in snap.items():
+        if kind == "player":
+            if isinstance(t, tuple) and t[0] in ("list", "set") and t[1] == POS:
+                for p, (k, _, x) in enumerate(v):
+                    if k == "value":
+                        for q in x:
+                            pieces.setdefault(q, []).append(str(p))
+            players.append((name, t, v))
+        elif kind == "value" and isinstance(t, tuple) and t[0] == "map" and t[1] == POS:
+            grids[name] = (t, v)
+        elif _folded(name, t) and not everything:
+            if "." not in name:
+                folded.append((name, t, v, kind))
+        else:
+            rest.append((name, kind, t, v))
+    for name, (t, v) in grids.items():
+        out.append(f"{name}" + (" (digits under a cell: whose pieces stand there)" if pieces else "") + ":")
+        out.append(grid_text({k: label(codec, t[2], x) for k, x in v.items()}, pieces))
+    for name, kind, t, v in rest:
+        if kind == "hidden":
+            out.append(f"{name}: {_hidden_text(v)}")
+        elif isinstance(t, tuple) and t[0] == "map" and t[2] == "Player":
+            out.append(f"{name} (by owner):")
+            owners: dict = {}
+            for k, p in sorted(v.items()):
+                owners.setdefault(p, []).append(label(codec, t[1], k))
+            for p in range(game.num_players):
+                keys = owners.get(p, [])
+                out.append(f"  player {p}{' (you)' if p == viewer else ''}: {len(keys)}"
+                           + (": " + ", ".join(keys) if keys else ""))
+        elif isinstance(t, tuple) and t[0] == "map":
+            out.append(f"{name}:" + ("" if v else " -"))
+            for k, x in sorted(v.items()):
+                out.append(f"  {label(codec, t[1], k)}: {label(codec, t[2], x)}")
+        else:
+            out.append(f"{name}: {items_text(codec, t, v)}")
+    if players:
+        for p in range(game.num_players):
+            cells = []
+            for name, t, v in players:
+                k, _, x = v[p]
+                cells.append(f"{name} {_hidden_text(x) if k == 'hidden' else items_text(codec, t, x)}")
+            out.append(f"player {p}{' (you)' if p == viewer else ''}: " + "; ".join(cells))
+    if folded:
+        flags = [n for n, t, v, k in folded if k == "value" and v]
+        out.append(("flags set: " + ", ".join(flags) if flags else "no flag set")
+                   + " (type `state` for everything)")
+    return "\n".join(out)
+
+
+def grid_text(cells: dict, pieces: dict) -> str:
+    """``cells``: (x, y) -> label; ``pieces``: (x, y) -> list of marks.
+    Two lines per row: the cells, then the pieces on them."""
+    keys = list(cells) + list(pieces)
     if not keys:
-        return "(empty)"
+        return "  (empty)"
     xs = [k[0] for k in keys]
     ys = [k[1] for k in keys]
-    width = max([len(c) for c in cells.values()] + [1]) + max(
-        [len("".join(m)) + 2 for m in markers.values()] + [0]) + 1
-    width = max(width, 3)
-    head = "     " + "".join(f"{x:^{width}}" for x in range(min(xs), max(xs) + 1))
-    lines = [head]
+    width = max([len(c) for c in cells.values()] + [len("".join(m)) for m in pieces.values()]
+                + [len(str(x)) for x in xs] + [1]) + 2
+    lines = ["     " + "".join(f"{x:^{width}}" for x in range(min(xs), max(xs) + 1))]
     for y in range(min(ys), max(ys) + 1):
-        row = f"{y:>4} "
-        for x in range(min(xs), max(xs) + 1):
-            label = cells.get((x, y), ".")
-            mark = "".join(markers.get((x, y), []))
-            row += f"{label + ('[' + mark + ']' if mark else ''):^{width}}"
-        lines.append(row)
+        row = f"{y:>4} " + "".join(f"{cells.get((x, y), '.'):^{width}}"
+                                   for x in range(min(xs), max(xs) + 1))
+        lines.append(row.rstrip())
+        marks = "     " + "".join(f"{''.join(pieces.get((x, y), [])):^{width}}"
+                                  for x in range(min(xs), max(xs) + 1))
+        if marks.strip():
+            lines.append(marks.rstrip())
     return "\n".join(lines)
 
 
-def observation_text(game, obs: dict) -> str:
-    cp = obs["current_player"]
-    who = {-1: "chance to resolve", -2: "players choosing at once"}.get(cp, f"player {cp} to play")
-    out = [f"{game.title}: round {obs['round']}, phase {obs['phase'] or '-'}, "
-           f"{who} (you are player {obs['player']})"]
-    values = obs["state"]
-    types = dict(zip(game.layout.names, game.slot_types))
-    pos = ("record", "Pos")
-    grids, markers, rest = {}, {}, {}
-    for name, v in values.items():
-        t = types.get(name)
-        if isinstance(t, tuple) and t[0] == "map" and t[1] == pos:
-            grids[name] = {(p[0]["x"], p[0]["y"]): _short(p[1]) for p in v}
-        elif isinstance(t, tuple) and t[0] == "player" and isinstance(t[1], tuple) \
-                and t[1][0] in ("list", "set") and t[1][1] == pos:
-            for player, ps in enumerate(v):
-                for q in ps:
-                    markers.setdefault((q["x"], q["y"]), []).append(str(player))
-            rest[name] = v
+# ------------------------------------------------------------------ moves and news
+
+def move_label(game, action) -> str:
+    """A move in the game's notation: ``place(c=yellow 3, at=(1,0))``."""
+    spec = game.action_by_name[action.kind]
+    return action.kind + "(" + ", ".join(
+        f"{n}={label(game.codec, t, v)}" for (n, t), v in zip(spec.params, action.params)) + ")"
+
+
+def action_text(game, st, action) -> str:
+    """A move in the game's notation; positions on a board are shown with
+    what lies there, and a set of them with the total of the cells' numbers."""
+    if action.kind == "chance":
+        return "draw " + label(game.codec, _chance_type(st), action.params[0]) \
+            if st is not None and st.pending is not None else "a chance draw"
+    spec = game.action_by_name[action.kind]
+    boards = _boards(game, st)
+    parts = []
+    for (n, t), v in zip(spec.params, action.params):
+        text = label(game.codec, t, v)
+        if t == POS:
+            text += _on_board(game, boards, [v])
+        elif isinstance(t, tuple) and t[0] in ("list", "set", "bag") and t[1] == POS:
+            text += _on_board(game, boards, sorted(v) if t[0] == "set" else list(v))
+        parts.append(f"{n}={text}")
+    return f"{action.kind}({', '.join(parts)})"
+
+
+def _chance_type(st):
+    return st.pending[3]
+
+
+def _boards(game, st) -> list:
+    if st is None:
+        return []
+    types = view_types(game)
+    return [(types[n], st.S[i]) for i, n in enumerate(game.layout.names)
+            if i and game.visibility[i] == ("global", "all") and isinstance(types[n], tuple)
+            and types[n][0] == "map" and types[n][1] == POS and st.S[i] is not None]
+
+
+def _on_board(game, boards, ps) -> str:
+    for t, m in boards:
+        found = [m[p] for p in ps if p in m]
+        if not found:
+            continue
+        text = ", ".join(label(game.codec, t[2], x) for x in found)
+        vt = t[2]
+        if len(found) > 1 and isinstance(vt, tuple) and vt[0] == "record":
+            fields = game.codec.records[vt[1]]
+            sums = [f"{f} total {sum(x[i] for x in found)}" for i, (f, ft) in enumerate(fields)
+                    if ft == "int"]
+            text += ("; " + ", ".join(sums)) if sums else ""
+        return f" [{text}]"
+    return ""
+
+
+def changes(game, before: dict, after: dict) -> list[str]:
+    """What changed between two snapshots of one viewer, bookkeeping left out."""
+    codec = game.codec
+    out = []
+    for name, (kind, t, v) in after.items():
+        old = before.get(name)
+        if old is None or old == (kind, t, v):
+            continue
+        if kind == "player":
+            for p, (e_new, e_old) in enumerate(zip(v, old[2])):
+                if e_new != e_old:
+                    out.extend(_change(codec, f"{name} of player {p}", e_old, e_new))
+        elif "." in name or (_folded(name, t) and kind == "value"):
+            continue
         else:
-            rest[name] = v
-    for name, cells in grids.items():
-        out.append(f"{name} (digits after a cell: the players whose pieces stand there):")
-        out.append(grid_text(cells, markers))
-    for name, v in rest.items():
-        if isinstance(v, list) and len(v) == game.num_players and name not in grids \
-                and not all(isinstance(x, (int, bool)) for x in v):
-            out.append(f"{name}:")
-            for p, x in enumerate(v):
-                out.append(f"  player {p}: {_text(x)}")
-        else:
-            out.append(f"{name}: {_text(v)}")
-    return "\n".join(out)
+            out.extend(_change(codec, name, old, (kind, t, v)))
+    return out
+
+
+def _change(codec, what: str, old, new) -> list[str]:
+    (ko, t, vo), (kn, _, vn) = old, new
+    if ko != "value" or kn != "value":
+        if ko == kn == "hidden" and vo is not None:
+            return [f"{what}: {vo} -> {vn} hidden"]
+        return []
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set"):
+        a, b = Counter(vo), Counter(vn)
+        gone, came = list((a - b).elements()), list((b - a).elements())
+        text = []
+        if came:
+            text.append("+ " + ", ".join(label(codec, t[1], x) for x in came))
+        if gone:
+            text.append("- " + ", ".join(label(codec, t[1], x) for x in gone))
+        return [f"{what}: {'; '.join(text)}"] if text else [f"{what}: reordered"]
+    if isinstance(t, tuple) and t[0] == "map":
+        text = []
+        for k in sorted(set(vo) | set(vn)):
+            if k not in vo:
+                text.append(f"+ {label(codec, t[1], k)}: {label(codec, t[2], vn[k])}")
+            elif k not in vn:
+                text.append(f"- {label(codec, t[1], k)}")
+            elif vo[k] != vn[k]:
+                text.append(f"{label(codec, t[1], k)}: {label(codec, t[2], vo[k])} -> "
+                            f"{label(codec, t[2], vn[k])}")
+        return [f"{what}: {'; '.join(text)}"]
+    return [f"{what}: {label(codec, t, vo)} -> {label(codec, t, vn)}"]

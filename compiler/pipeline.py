@@ -497,7 +497,12 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             "int_watch": intbound.watched_slots(prog, checker, ns, codec, layout.names),
             "state_vars": [(v.name, v.scope) for v in prog.state.values()],
             "phase_slots": sum(len(ph.vars) for ph in prog.phases.values()),
-            "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"]}
+            "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"],
+            # for the terminal view (atoll.render): the declared types (which
+            # ints are players) and the descriptions of the state and endings
+            "declared": {v.name: v.type for v in prog.state.values()},
+            "notes": {v.name: v.notes.summary for v in prog.state.values()},
+            "ending_notes": {en.name: en.notes.summary for en in prog.endings.values()}}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

@@ -58,7 +58,7 @@ def test_play_with_typed_moves():
     assert cmd_play(args, stdin=io.StringIO(moves), out=out) == 0
     text = out.getvalue()
     assert "type a number from 0" in text          # bad input is refused, not fatal
-    assert "board (digits after a cell" in text     # the grid is drawn
+    assert "board (digits under a cell" in text     # the grid is drawn
     assert "Game over" in text
 
 

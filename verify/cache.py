@@ -66,13 +66,13 @@ def _result_to_data(r: V.Result) -> dict:
     return {"property": r.property, "kind": r.kind, "method": r.method, "players": r.players,
             "options": r.options, "verdict": r.verdict, "expected": r.expected,
             "seconds": r.seconds, "detail": r.detail, "counterexample": r.counterexample,
-            "cites": list(r.cites), "axes": list(r.axes)}
+            "cites": list(r.cites), "axes": list(r.axes), "description": r.description}
 
 
 def _result_from_data(d: dict) -> V.Result:
     return V.Result(d["property"], d["kind"], d["method"], d["players"], d["options"], d["verdict"],
                     d["expected"], d["seconds"], d["detail"], d["counterexample"],
-                    tuple(d["cites"]), tuple(d["axes"]))
+                    tuple(d["cites"]), tuple(d["axes"]), None, d.get("description", ""))
 
 
 class ResultCache:

@@ -234,9 +234,11 @@ def _search_verdict(chk, game, pr, spec_path, ex, seed, shortest):
         if ex.outcome != "violated":
             return None
         return V.WITNESS_FOUND, {**base, "trace": chk.trace(run), "seed": seed}, None
+    steps = chk.trace(run)
     return V.VIOLATED, base, {
-        "seed": seed, "chance": "explicit", "problem": ex.problem, "steps": chk.trace(run),
-        "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
+        "seed": seed, "chance": "explicit", "problem": ex.problem, "steps": steps,
+        "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name,
+                                 _labels(steps))}
 
 
 def _exhausted(pr, ex):
@@ -340,5 +342,13 @@ def _cut_words(tally, play_seconds) -> str:
 
 
 def _cex(chk, game, spec_path, pr, run):
-    return {"seed": run.seed, "problem": run.violation, "steps": chk.trace(run),
-            "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
+    steps = chk.trace(run)
+    return {"seed": run.seed, "problem": run.violation, "steps": steps,
+            "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name,
+                                     _labels(steps))}
+
+
+def _labels(steps) -> list:
+    """Each step's action as the trace writes it, with its player."""
+    return [("chance: " if s["player"] == -1 else f"player {s['player']}: " if s["player"] >= 0
+             else "") + s["action"] for s in steps if s["id"] is not None]

@@ -114,7 +114,7 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             detail = V.with_evidence(pr.kind, method, verdict, detail)   # what it rests on
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
-                                    axes, trace))
+                                    axes, trace, pr.notes.summary))
     return results
 
 

@@ -20,6 +20,7 @@ from typing import Optional
 
 from atoll.compiler import names as N
 from atoll.compiler.runtime import ModelError
+from atoll.render import label, move_label, view_types
 from atoll.grammar import ast as A
 
 
@@ -252,14 +253,15 @@ class PlayCheck:
         """The run replayed step by step, with what each action changed."""
         g = self.game
         state = g.new_initial_state(seed=run.seed, chance=run.chance)
+        view = view_types(g)
         out = []
         for i, aid in enumerate(run.actions):
             before = list(state.S)
             player = state.current_player()
             action = next(a for a in state.legal_actions() if a.id == aid)
-            text = str(action)
-            if text.startswith("chance: "):   # the player column already says chance
-                text = text[len("chance: "):]
+            # in the game's one notation (atoll.render: a card is `yellow 3`)
+            text = "draw " + label(g.codec, state.pending[3], action.params[0]) \
+                if action.kind == "chance" and state.pending is not None else move_label(g, action)
             spec = g.action_by_name.get(action.kind)
             try:
                 state.apply_action(action)
@@ -271,7 +273,7 @@ class PlayCheck:
             changes = {}
             for j, name in enumerate(g.layout.names):
                 if j and before[j] != state.S[j] and state.S[j] is not None:
-                    changes[name] = change_text(g.codec, g.slot_types[j], before[j], state.S[j])
+                    changes[name] = change_text(g.codec, view[name], before[j], state.S[j])
             out.append({"step": i + 1, "player": player, "action": text, "id": aid,
                         "rule": action.kind, "cites": list(spec.cites) if spec else [],
                         "changes": changes})
@@ -288,20 +290,21 @@ def _position(game, st):
 
 
 def change_text(codec, t, old, new) -> str:
-    """What changed in one state variable, short enough to read in a trace."""
+    """What changed in one state variable, short enough to read in a trace,
+    in the game's one notation (atoll.render.label)."""
     if old is None:
-        return codec.text(t, new)
+        return label(codec, t, new)
     kind = t[0] if isinstance(t, tuple) else t
     if kind == "player":
         return "; ".join(f"player {p}: {change_text(codec, t[1], o, n)}"
                          for p, (o, n) in enumerate(zip(old, new)) if o != n)
     if kind == "map":
-        parts = [f"+{codec.text(t[1], k)}: {codec.text(t[2], v)}" for k, v in new.items()
+        parts = [f"+{label(codec, t[1], k)}: {label(codec, t[2], v)}" for k, v in new.items()
                  if k not in old or old[k] != v]
-        parts += [f"-{codec.text(t[1], k)}" for k in old if k not in new]
+        parts += [f"-{label(codec, t[1], k)}" for k in old if k not in new]
         return f"{len(new)} entries ({', '.join(parts)})"
     if kind in ("list", "bag", "set"):
-        full = codec.text(t, new)
+        full = label(codec, t, new)
         if len(full) <= 100:
             return full
         gone, came = list(old), []
@@ -310,17 +313,30 @@ def change_text(codec, t, old, new) -> str:
                 gone.remove(x)
             else:
                 came.append(x)
-        parts = [f"+{codec.text(t[1], x)}" for x in came] + [f"-{codec.text(t[1], x)}" for x in gone]
+        parts = [f"+{label(codec, t[1], x)}" for x in came] + [f"-{label(codec, t[1], x)}" for x in gone]
         return f"{len(new)} items ({', '.join(parts)})"
-    return codec.text(t, new)
+    return label(codec, t, new)
 
 
-def pytest_snippet(spec_path: str, players: int, options: dict, run: Run, prop: str) -> str:
+def pytest_snippet(spec_path: str, players: int, options: dict, run: Run, prop: str,
+                   labels=None) -> str:
+    """A regression test replaying ``run``; ``labels`` (one per action, as
+    the trace writes them) are put beside the ids as comments."""
     chance = ', chance="explicit"' if run.chance == "explicit" else ""
+    if labels and len(labels) >= len(run.actions):
+        # a label is spec text: escaped, so it cannot end the comment's line
+        ids = "[\n" + "".join(f"            {a!r},  # {_comment(t)}\n"
+                              for a, t in zip(run.actions, labels)) + "        ]"
+    else:
+        ids = repr(run.actions)
     return (f"def test_{prop}_regression():\n"
             f"    import atoll\n"
             f"    game = atoll.load({spec_path!r}, players={players}, options={options!r})\n"
             f"    state = game.new_initial_state(seed={run.seed}{chance})\n"
-            f"    for action_id in {run.actions!r}:\n"
+            f"    for action_id in {ids}:\n"
             f"        state.apply_action(action_id)\n"
-            f"    # here `{prop}` fails: {run.violation}\n")
+            f"    # here `{prop}` fails: {_comment(str(run.violation))}\n")
+
+
+def _comment(text: str) -> str:
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import z3
 
+from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter
@@ -20,6 +21,7 @@ class _Query:
         self.ev.obligations = []   # conditions the values need (a key present...), proved below
         self.checker = Checker(prog, Reporter())
         self.pr = pr
+        self.prog, self.game = prog, game
         self.env = {}
         self.constraints = []
         self.types = {}
@@ -84,11 +86,44 @@ class _Query:
         return SMap([]) if t[0] == "map" else Coll(t[0], [])
 
     def values(self, model, codec) -> dict:
+        """Each binder's value as text, in the game's notation (atoll.render);
+        positions in a list (a binder over ``range(size(L))`` or its
+        ``subsets``) with the list's items beside them."""
+        from atoll.render import label
         out = {}
+        binders = {b.name: b for b in self.pr.binders}
         for name, v in self.env.items():
             t = self.types[name]
-            out[name] = codec.text(t, self.ev.concrete(t, v, model))
+            x = self.ev.concrete(t, v, model)
+            out[name] = label(codec, t, x)
+            items = self._indexed(binders[name].domain)
+            if items is not None:
+                lst, et = items
+                picked = sorted(x) if isinstance(x, (frozenset, set, tuple, list)) else [x]
+                if all(isinstance(i, int) and 0 <= i < len(lst) for i in picked):
+                    out[name] += " (" + ", ".join(label(codec, et, lst[i]) for i in picked) + ")"
         return out
+
+    def _indexed(self, d):
+        """(the list, its element type) when domain ``d`` is ``range(size(L))``
+        or ``subsets(range(size(L)))`` for a constant or data list L; else None."""
+        if isinstance(d, A.Call) and d.func == "subsets" and len(d.args) == 1:
+            d = d.args[0]
+        if not (isinstance(d, A.Call) and d.func == "range" and len(d.args) == 1):
+            return None
+        s = d.args[0]
+        if not (isinstance(s, A.Call) and s.func == "size" and len(s.args) == 1
+                and isinstance(s.args[0], A.Name)):
+            return None
+        name = s.args[0].name
+        decl = self.prog.data.get(name) or self.prog.consts.get(name)
+        lst = self.game.ns.get(N.value(name))
+        if decl is None or not isinstance(lst, tuple):
+            return None
+        t = self.checker.resolve(decl.type)
+        if not (isinstance(t, tuple) and t[0] == "list") or t[1] in ("int", "bool"):
+            return None   # a list of numbers: its positions say as much
+        return lst, t[1]
 
     def block(self, model):
         """A constraint excluding the binders' values in ``model``."""

@@ -55,6 +55,7 @@ class Result:
     cites: tuple = field(default_factory=tuple)
     axes: tuple = field(default_factory=tuple)   # the options that tell configurations apart
     traceback: Optional[str] = None   # when a checker failed internally (printed by `--debug`)
+    description: str = ""             # the property's summary in the spec
 
     @property
     def ok(self) -> bool:
@@ -64,7 +65,8 @@ class Result:
         return {"property": self.property, "kind": self.kind, "method": self.method,
                 "players": self.players, "options": self.options, "verdict": self.verdict,
                 "expected": self.expected, "ok": self.ok, "seconds": round(self.seconds, 3),
-                "detail": self.detail, "counterexample": self.counterexample}
+                "detail": self.detail, "counterexample": self.counterexample,
+                "description": self.description}
 
 
 # ---------------------------------------------------------------- what a verdict rests on
