@@ -160,6 +160,7 @@ def _enumerated(prog, game, pr: A.PropertyDecl):
     from atoll.compiler import names as N
     from atoll.compiler.consts import Budget
     from atoll.compiler.lower import Lowerer
+    from atoll.render import label
     from atoll.verify.fold import free_locals
 
     checker = Checker(prog, Reporter())
@@ -182,14 +183,14 @@ def _enumerated(prog, game, pr: A.PropertyDecl):
         with Budget(steps=20_000_000):
             for combo in product(*domains):
                 if not body(*combo):
-                    inputs = {b.name: game.codec.text(checker.resolve(b.type), v)
+                    inputs = {b.name: label(game.codec, checker.resolve(b.type), v)
                               for b, v in zip(pr.binders, combo)}
                     out = {"inputs": inputs, "enumerated": total}
                     for side in _sides(pr.body):   # what the two sides of a comparison are there
                         fn = eval(compile(f"lambda {params}: {Lowerer(prog).ex(side)}", "<atoll side>",
                                           "eval"), ns)
-                        out.setdefault("values", {})[_src(prog, side)] = game.codec.text(
-                            prog.types.get(id(side)), fn(*combo))
+                        out.setdefault("values", {})[_src(prog, side)] = label(
+                            game.codec, prog.types.get(id(side)), fn(*combo))
                     return V.VIOLATED, None, out
     except Exception:   # a partial operation (a missing key...), the budget, an unlowered form: z3 decides
         return None
