@@ -649,4 +649,4 @@ SYMBOLIC_FUNCTIONS = {"size", "keys", "get", "abs", "min2", "max2", "pos", "orth
                       "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list"}
 SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"}
 CONCRETE_ONLY = {"remove", "swap", "values", "span_covered", "collinear_subsets_summing", "reach",
-                 "components", "connected", "seats_from", "planar"}
+                 "components", "connected", "seats_from", "planar", "dice"}
