@@ -304,3 +304,28 @@ def test_binder_over_records_that_hold_collections(tmp_path, last, verdict):
     if verdict == V.VIOLATED:
         assert r["rows_add_up"].counterexample["inputs"]["r"] == 'Row(c, [4, 4, 1], 8)'
     assert r["some_row_is_empty"].detail["witnesses"] == [{"r": "Row(b, [], 0)"}]
+
+
+# ---------------------------------------------------------------- a measure must stay at 0 or more
+
+def _measure(path, name):
+    from atoll.compiler import pipeline
+    from atoll.verify.termination import check_measure
+    comp = pipeline.compile_spec(path)
+    game = pipeline.instantiate(comp, 2)
+    return check_measure(comp.program, game, comp.program.properties[name], 5000)
+
+
+def test_a_measure_that_can_go_below_zero_is_not_a_proof(tmp_path):
+    """`take_two` with one token left lowers the measure, to -1: a measure
+    that can go negative bounds nothing, so z3 must not call it a proof
+    (the game still ends here, but not by this argument)."""
+    assert _measure(COUNTER, "shrinks")[0] == "proved"     # the original: 2 or more tokens to take two
+    p = mutant(tmp_path, "action take_two() when tokens >= 2", "action take_two() when tokens >= 1")
+    p.write_text(p.read_text().replace("when tokens == 0 =>", "when tokens <= 0 =>"))
+    outcome = _measure(p, "shrinks")
+    assert outcome[0] == "fails", outcome
+    assert outcome[2]["measure after"] == "-1" and outcome[2]["measure before"] == "1", outcome
+    assert outcome[1] == "take_two"
+    # (a measure that may start below 0: tests/test_z3_trust.py, START)
+
