@@ -48,15 +48,27 @@ def _pending(**kw):
     return lambda d: d.update(pending={**{"action": None, "outcomes": [], "bag": [], "type": "int"}, **kw})
 
 
+def text(damage):
+    """A damage that gives the text to load instead of changing the save."""
+    damage.gives_text = True
+    return damage
+
+
+def damaged_text(kind, damage):
+    d = tuples_save() if kind == "tu" else save(kind)
+    out = damage(d)
+    return out if getattr(damage, "gives_text", False) else json.dumps(d)
+
+
 # (save, the rule's reason (regex), the field it names (regex; None: the whole text), damage).
-# The damage changes the dict in place, or returns the text to load instead.
+# The damage changes the save in place, or (``text``) gives the text to load instead.
 RULES = [
-    ("mi", r"expected the text of a saved game", None, lambda d: 5),
+    ("mi", r"expected the text of a saved game", None, text(lambda d: 5)),
     ("mi", r"the key appears twice in one object", "format",
-     lambda d: '{"format": "atoll-state/1", "format": "atoll-state/1"}'),
-    ("mi", r"the JSON is nested too deeply", None, lambda d: "[" * 100_000 + "]" * 100_000),
-    ("mi", r"not valid JSON", None, lambda d: json.dumps(d)[:-3]),
-    ("mi", r"expected a JSON object, found list", None, lambda d: "[]"),
+     text(lambda d: '{"format": "atoll-state/1", "format": "atoll-state/1"}')),
+    ("mi", r"the JSON is nested too deeply", None, text(lambda d: "[" * 100_000 + "]" * 100_000)),
+    ("mi", r"not valid JSON", None, text(lambda d: json.dumps(d)[:-3])),
+    ("mi", r"expected a JSON object, found list", None, text(lambda d: "[]")),
     ("mi", r"expected 'atoll-state/1', found", "format", lambda d: d.update(format="atoll-state/0")),
     ("mi", r"not a field of the format", "extra", lambda d: d.update(extra=1)),
     ("mi", r"missing \(every field", "rng", lambda d: d.pop("rng")),
@@ -112,9 +124,7 @@ def _game(kind):
 
 
 def refuse(kind, damage) -> atoll.CorruptState:
-    d = tuples_save() if kind == "tu" else save(kind)
-    out = damage(d)
-    text = out if out is not None else json.dumps(d)
+    text = damaged_text(kind, damage)
     g = _game(kind)
     with pytest.raises(atoll.CorruptState) as e:
         savegame.decode(g, savegame.parse(g, text))
@@ -130,11 +140,8 @@ def test_each_rule_refuses_its_damage(kind, reason, field, damage):
     else:
         assert e.field is not None and re.fullmatch(field, e.field), (e.field, str(e))
     # and state_from_json, which runs the same checks first, refuses it the same way
-    d = tuples_save() if kind == "tu" else save(kind)
-    out = damage(d)
-    text = out if out is not None else json.dumps(d)
     with pytest.raises(atoll.CorruptState) as full:
-        _game(kind).state_from_json(text)
+        _game(kind).state_from_json(damaged_text(kind, damage))
     assert full.value.field == e.field and str(full.value) == str(e)
 
 
