@@ -75,7 +75,7 @@ def test_random_play_keeps_the_contract(config, seed):
         # a state that differs only there looks the same to every other player
         for p in range(n):
             json.dumps(state.observation(p))
-        if step % 10 == 0:
+        if step % 25 == 0:
             check_hidden(game, state, pool)
         collect_hidden(game, state, pool)
         a = rng.choice(legal)
