@@ -144,7 +144,7 @@ def _closed_port() -> int:
 
 
 def test_dask_addresses_where_no_scheduler_answers(capsys, monkeypatch):
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="the Dask path needs atoll[dask]")
     unraisable = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
     srv, stop = _garbage_server()

@@ -3,6 +3,7 @@ small specs and of every shipped game. Regenerate with
 ``ATOLL_UPDATE_GOLDEN=1 pytest tests/test_golden.py`` and review with git diff."""
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,12 @@ UPDATE = os.environ.get("ATOLL_UPDATE_GOLDEN") == "1"
 
 
 def check(path: Path, text: str):
-    if UPDATE or not path.exists():
+    """Compare ``text`` with the golden file; write it only when asked (UPDATE).
+    A missing golden file fails: it is made only by the explicit command."""
+    if UPDATE:
         path.write_text(text)
+    assert path.exists(), (f"{path.name} is missing: create it with "
+                           f"ATOLL_UPDATE_GOLDEN=1 pytest tests/test_golden.py and review it")
     assert path.read_text() == text, f"{path.name} changed: regenerate and review it"
 
 
@@ -37,6 +42,16 @@ def test_lowering_golden(spec):
     comp = atoll.compile_spec(spec)
     text = comp.source.replace(str(spec), spec.name)
     check(GOLDEN / f"{spec.stem}.lowered.py.txt", text)
+
+
+def test_a_missing_golden_file_fails(tmp_path, monkeypatch):
+    """Without the explicit command, a golden file is never made up (it would
+    then be compared with itself and pass)."""
+    monkeypatch.setattr(sys.modules[__name__], "UPDATE", False)
+    missing = tmp_path / "nothing.txt"
+    with pytest.raises(AssertionError, match="missing"):
+        check(missing, "text\n")
+    assert not missing.exists()
 
 
 def test_countdown_plays_as_expected():

@@ -11,6 +11,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not inst
 
 import atoll  # noqa: E402
 import atoll.openspiel as aos  # noqa: E402
+from contracts import check_chance, check_outcome, expected_returns  # noqa: E402
 from ecosystem_cases import GOOD, cases  # noqa: E402
 from helpers import MASTERISLANDS, ROOT  # noqa: E402
 
@@ -26,6 +27,32 @@ def test_random_sim_test(path, players, options):
     assert game.num_players() == players
     sims = 3 if path.parent == GOOD else 1      # the small games, more often
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("path, players, options", cases())
+def test_play_keeps_the_contract(path, players, options):
+    """A random game through OpenSpiel keeps the play contract of the model
+    (tests/contracts.py): chance outcomes weighted by their share of the bag,
+    the same probabilities on both sides, and returns that agree with the
+    winners and the ending."""
+    import random
+    key = "_".join([path.stem, str(players)] + list((options or {}).values()))
+    game = load(path, players, options, name=f"atoll_contract_{key}")
+    state = game.new_initial_state()
+    rng = random.Random(5)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            check_chance(state.atoll_state)
+            mine = {a.id: p for a, p in state.atoll_state.chance_outcomes()}
+            outcomes = state.chance_outcomes()
+            assert len(outcomes) == len(mine)
+            assert sorted(p for _, p in outcomes) == sorted(mine.values())
+            state.apply_action(rng.choice([a for a, _ in outcomes]))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    model = state.atoll_state
+    check_outcome(model.game, model)
+    assert list(state.returns()) == expected_returns(model.winners(), model.game.num_players)
 
 
 def test_chance_nodes_are_openspiel_chance_nodes():

@@ -13,6 +13,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 import atoll  # noqa: E402
 import atoll.pettingzoo as apz  # noqa: E402
 from atoll.encoding import ActionIndexFull, ObservationEncoder  # noqa: E402
+from contracts import check_outcome, expected_returns  # noqa: E402
 from ecosystem_cases import GOOD, cases  # noqa: E402
 from helpers import MASTERISLANDS, ROOT  # noqa: E402
 
@@ -98,6 +99,26 @@ def test_rewards_at_the_end_are_the_returns():
     returns = env.atoll_state.returns()
     assert env.atoll_state.is_terminal()
     assert [totals[a] for a in env.possible_agents] == returns
+    # and the returns keep the play contract (tests/contracts.py): they agree with the winners and the ending
+    check_outcome(env.game, env.atoll_state)
+
+
+@pytest.mark.parametrize("path, players, options", cases())
+def test_rewards_keep_the_play_contract(path, players, options):
+    """Over a random game of each case, the rewards summed per agent are the
+    returns the contract expects from the winners (tests/contracts.py)."""
+    env = apz.env(path, players=players, options=options)
+    env.reset(seed=3)
+    totals = {a: 0.0 for a in env.possible_agents}
+    rng = np.random.default_rng(3)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    state = env.atoll_state
+    assert state.is_terminal()
+    check_outcome(env.game, state)
+    assert [totals[a] for a in env.possible_agents] == expected_returns(state.winners(), env.game.num_players)
 
 
 def test_simultaneous_players_choose_in_turn_without_seeing_each_other():

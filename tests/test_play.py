@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st_
 
 import atoll
+from contracts import check_hidden, check_outcome, collect_hidden
 from helpers import MASTERISLANDS, SPEC
 
 MAX_STEPS = 400   # above the longest games seen (MasterIslands about 110 actions, Kanaloa about 260)
@@ -53,6 +54,7 @@ def test_random_play_keeps_the_contract(config, seed):
     state = game.new_initial_state(seed=seed)
     rng = random.Random(seed)
     n = game.num_players
+    pool = {}
     for step in range(MAX_STEPS):
         if state.is_terminal():
             break
@@ -69,16 +71,18 @@ def test_random_play_keeps_the_contract(config, seed):
         with pytest.raises(atoll.IllegalAction):
             state.apply_action(illegal_probe(state, legal))
         assert state.to_json() == before
-        # observations never show another player's hidden parts
+        # observations are JSON, and never show another player's hidden parts:
+        # a state that differs only there looks the same to every other player
         for p in range(n):
-            obs = state.observation(p)
-            json.dumps(obs)
+            json.dumps(state.observation(p))
+        if step % 25 == 0:
+            check_hidden(game, state, pool)
+        collect_hidden(game, state, pool)
         a = rng.choice(legal)
         assert str(a) and isinstance(a.id, int)
         state.apply_action(a)
     assert state.is_terminal(), f"no end within {MAX_STEPS} actions"
-    r = state.returns()
-    assert len(r) == n and all(x in (-1.0, 0.0, 1.0) for x in r)
+    check_outcome(game, state)   # returns() agrees with winners() and the ending
     assert state.legal_actions() == []
     with pytest.raises(atoll.IllegalAction, match="the game is over"):
         state.apply_action(1)

@@ -148,3 +148,40 @@ def test_check_tests_every_applicable_invariant_at_every_step(tmp_path, capsys):
 def test_check_passes_on_a_shipped_game(capsys):
     assert main(["simulate", str(SPEC / "kanaloa.atoll"), "-n", "3", "--check", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["finished"] == 3
+
+
+def test_check_tests_the_invariants_after_setup(tmp_path):
+    """An invariant false from the start is reported as false after setup,
+    before any action."""
+    spec = tmp_path / "nim_false_at_start.atoll"
+    spec.write_text(f'extends "{(SPEC.parent / "tests/good/nim.atoll").as_posix()}"\n\n'
+                    'property big_heap "false from the start" invariant stones > 100\n')
+    game = atoll.load(spec, players=2)
+    records = simulation.play_games(game, range(3), check=True)
+    assert [(r.length, r.problem) for r in records] == \
+        [(0, "invariant `big_heap` is false after setup")] * 3
+
+
+def _recount(game, records):
+    wins, draws = [0] * game.num_players, 0
+    for r in records:
+        for p in r.winners:
+            wins[p] += 1
+        draws += not r.winners
+    return wins, draws
+
+
+@pytest.mark.parametrize("players,options", [(3, {}), (4, {"mode": "cooperative"})],
+                         ids=["alone", "teams"])
+def test_wins_per_seat_count_every_winner(players, options):
+    """A team's win counts for each of its seats; a game nobody wins is a draw."""
+    game = atoll.load(MASTERISLANDS, players=players, options=options)
+    records = simulation.play_games(game, range(12))
+    summary = simulation.summarize(game, records, 12, 0, 1.0)
+    wins, draws = _recount(game, records)
+    assert summary["wins_per_seat"] == wins and summary["draws"] == draws
+    assert sum(1 for r in records if r.winners) + draws == 12
+    if any(len(t) > 1 for t in game.teams):
+        assert any(len(r.winners) == 2 for r in records), "no team won: the test shows nothing"
+        for team in game.teams:
+            assert len({wins[p] for p in team}) == 1, (game.teams, wins)

@@ -108,6 +108,7 @@ def test_random_triangulations_are_planar_and_one_more_edge_is_not():
     import itertools
     import random
     rng = random.Random(3)
+    crossed = 0
     for _ in range(50):
         edges, faces, n = [(0, 1), (1, 2), (0, 2)], [(0, 1, 2), (0, 1, 2)], 3
         for _ in range(rng.randint(1, 15)):
@@ -119,5 +120,9 @@ def test_random_triangulations_are_planar_and_one_more_edge_is_not():
         assert F["planar"](adj)
         # a triangulation has 3n - 6 edges: one more cannot be drawn without a crossing
         missing = [(a, b) for a, b in itertools.combinations(range(n), 2) if b not in adj[a]]
-        if missing:
+        if missing:   # none only for K4 (n == 4), which every edge already joins
             assert not F["planar"](_graph(edges + [rng.choice(missing)]))
+            crossed += 1
+        else:
+            assert n == 4
+    assert crossed >= 40, crossed

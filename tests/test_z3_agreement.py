@@ -188,12 +188,20 @@ TYPES = {"int": "int", "bool": "bool", "list[int]": ("list", "int"), "set[int]":
 @example(case=("int", "match c { red => 1, green => a, blue => b }"), v=dict(a=7, b=8, xs=[], s=set(), c=2, rk=0, rc=0))
 def test_python_and_z3_meanings_agree(case, v):
     result, expr = case
+    if agree(result, expr, v) is None:
+        assume(False)   # a partial operation (indexing a missing key): no meaning to compare
+
+
+def agree(result: str, expr: str, v: dict):
+    """Compare the Python and z3 meanings of ``expr`` on inputs ``v``; fail the
+    test when they differ. Returns the Python value (None when Python has no
+    value: a partial operation)."""
     comp, game = compile_expr(result, expr)
     args = (v["a"], v["b"], tuple(v["xs"]), frozenset(v["s"]), v["c"], (v["rk"], v["rc"]))
     try:
         py = game.ns["d_f"](None, *args)
     except EvalError:
-        assume(False)   # a partial operation (indexing a missing key): no meaning to compare
+        return None
     ev = Z3Eval(comp.program, game, fold=False)
     env, cons = symbolic_inputs(v, ev)
     body = comp.program.defs["f"].body
@@ -206,6 +214,91 @@ def test_python_and_z3_meanings_agree(case, v):
     s.add(*cons)
     s.add(z3.Not(eq(sym, want)))
     assert s.check() == z3.unsat, f"`{expr}` with {v}: Python gives {py!r}, z3 disagrees"
+    return py
+
+
+# ---------------------------------------------------------------- every operator at its boundaries
+# Random expressions seldom hit a boundary (equal operands, a zero divisor,
+# an empty collection), where a wrong meaning shows: `<=` read as `<` agrees
+# everywhere but on equal operands. Each operator is tried on each boundary.
+
+def _inputs(a=0, b=0, xs=(), s=(), c=0):
+    return dict(a=a, b=b, xs=list(xs), s=set(s), c=c, rk=0, rc=0)
+
+
+PAIRS = [(2, 2), (0, 0), (-3, -3), (1, 2), (2, 1), (-1, 0), (0, -1)]   # equal, and one apart either way
+DIVISIONS = [(a, b) for a in (0, 5, -5, 6, -6) for b in (0, 1, -1, 3, -3, 5)]
+BOOLS = [(a, b) for a in (0, 1) for b in (0, 1)]                        # a == 1, b == 1 as bools
+EMPTY_AND_NOT = [((), ()), ((0,), (0,)), ((2, 2), (2,)), ((-1, 3), (3, -1))]
+
+BOUNDARY = (
+    [("bool", f"(a {op} b)", [_inputs(a, b) for a, b in PAIRS]) for op in ("<", "<=", ">", ">=", "==", "!=")]
+    + [("int", f"(a {op} b)", [_inputs(a, b) for a, b in DIVISIONS]) for op in ("+", "-", "*", "/", "%")]
+    + [("int", "(-a)", [_inputs(a) for a in (0, 1, -1)])]
+    + [("bool", f"((a == 1) {op} (b == 1))", [_inputs(a, b) for a, b in BOOLS]) for op in ("and", "or")]
+    + [("bool", "(not (a == 1))", [_inputs(a) for a in (0, 1)])]
+    + [("bool", f"(a {op} xs)", [_inputs(a, xs=xs) for a in (0, 2) for xs, _ in EMPTY_AND_NOT])
+       for op in ("in", "not in")]
+    + [("bool", f"(a {op} s)", [_inputs(a, s=s) for a in (0, 3) for _, s in EMPTY_AND_NOT])
+       for op in ("in", "not in")]
+    + [("int", f"{f}(v for v in xs)", [_inputs(xs=xs) for xs, _ in EMPTY_AND_NOT]) for f in ("sum", "min", "max")]
+    + [("int", f"{f}(v + a for v in s)", [_inputs(a=1, s=s) for _, s in EMPTY_AND_NOT]) for f in ("sum", "min", "max")]
+    + [("int", "count(v for v in xs if v <= a)", [_inputs(a, xs=xs) for a in (-1, 2) for xs, _ in EMPTY_AND_NOT])]
+    + [("bool", f"{f}(v < a for v in xs)", [_inputs(a, xs=xs) for a in (-1, 2, 3) for xs, _ in EMPTY_AND_NOT])
+       for f in ("all", "any")]
+    + [("int", "size(xs) + 10 * size(s)", [_inputs(xs=xs, s=s) for xs, s in EMPTY_AND_NOT])]
+    + [("set[int]", f"(s {op} distinct(xs))", [_inputs(xs=xs, s=s2) for xs, _ in EMPTY_AND_NOT
+                                                for _, s2 in EMPTY_AND_NOT]) for op in ("+", "-")]
+    + [("list[int]", "(xs + [v for v in xs if v < a])", [_inputs(a, xs=xs) for a in (0, 3) for xs, _ in EMPTY_AND_NOT])]
+    + [("bool", "(distinct(xs) == s)", [_inputs(xs=xs, s=s) for xs, _ in EMPTY_AND_NOT for _, s in EMPTY_AND_NOT])]
+    + [("bool", "(sorted(s) == xs)", [_inputs(xs=xs, s=s) for xs, s in EMPTY_AND_NOT])]
+    + [("int", "(if a <= b then a else b)", [_inputs(a, b) for a, b in PAIRS])]
+    + [("int", "match a { 0 => 5, 1 => b, _ => a * 2 }", [_inputs(a, 7) for a in (-1, 0, 1, 2)])]
+    + [("int", f"{f}(a, b)", [_inputs(a, b) for a, b in PAIRS]) for f in ("min2", "max2")]
+    + [("int", "abs(a)", [_inputs(a) for a in (-2, 0, 2)])]
+    + [("int", "count_of(xs, a)", [_inputs(a, xs=xs) for a in (0, 2) for xs, _ in EMPTY_AND_NOT])]
+)
+
+
+@pytest.mark.parametrize("result,expr,inputs", BOUNDARY, ids=[b[1] for b in BOUNDARY])
+def test_every_operator_agrees_at_its_boundaries(result, expr, inputs):
+    for v in inputs:
+        agree(result, expr, v)
+
+
+def test_the_boundary_cases_cover_every_operator():
+    """Every operator the z3 meaning knows (verify/z3sem.py, binop_values) has
+    boundary cases above, and the comparisons are tried on equal operands."""
+    import inspect
+    from atoll.grammar import ast as A
+    from atoll.verify import z3sem
+    src = inspect.getsource(z3sem.Z3Eval.binop_values)
+    known = set(re.findall(r'op == "([^"]+)"', src))
+    for group in re.findall(r"op in \(([^)]*)\)", src):
+        known |= set(re.findall(r'"([^"]+)"', group))
+    assert {"<", "<=", "and", "%", "notin"} <= known, known
+    covered = set()
+    for result, expr, _ in BOUNDARY:
+        comp, _ = compile_expr(result, expr)
+        covered |= {x.op for x in A.walk(comp.program.defs["f"].body) if isinstance(x, A.BinOp)}
+    assert known <= covered, f"operators without boundary cases: {sorted(known - covered)}"
+    for op in ("<", "<=", ">", ">="):
+        inputs = next(i for _, e, i in BOUNDARY if e == f"(a {op} b)")
+        assert any(v["a"] == v["b"] for v in inputs)
+
+
+def test_less_or_equal_read_as_less_is_caught(monkeypatch):
+    """The point of the boundary cases: a z3 meaning of `<=` as `<` fails them."""
+    from atoll.verify import z3sem
+    real = z3sem.Z3Eval.binop_values
+
+    def wrong(self, e, a, b):
+        if e.op == "<=":
+            return a < b
+        return real(self, e, a, b)
+    monkeypatch.setattr(z3sem.Z3Eval, "binop_values", wrong)
+    with pytest.raises(AssertionError, match="z3 disagrees"):
+        test_every_operator_agrees_at_its_boundaries("bool", "(a <= b)", [_inputs(2, 2)])
 
 
 def test_the_agreement_test_can_fail():
