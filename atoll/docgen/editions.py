@@ -62,6 +62,8 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
     out = [f"The designer's edition of {esc(doc.title)}: every rule of the spec {code(doc.path.name)} "
            "in words and in the spec's own notation, the verdicts of its properties, the house "
            "rules and the modelling assumptions.", ""]
+    from atoll.docgen import variants
+    out += variants.lead(doc, "designer's edition")
     out += metadata(doc)
     out += code_block(doc.excerpt(p.game))
     out += heading("Components and data", "-") + components(doc, designer=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from atoll.compiler import types as T
-from atoll.docgen import figures
+from atoll.docgen import figures, variants
 from atoll.docgen.prose import Prose, sentence, term, words
 from atoll.docgen.rst import code, emph, esc, heading, indent, label, table
 from atoll.docgen.rulebook import (SpecDoc, assumption_line, cites_text, constant_values,
@@ -119,8 +119,7 @@ def action_ending_entry(doc: SpecDoc, e: ActionEnding) -> list[str]:
             pr = pr.inside(**{f.var: term(f.var)})
     parts = [_if_words(pr, s, b) for s, b in e.conds]
     if isinstance(e.stmt, A.Win):
-        who = pr.winners(e.stmt.players)
-        result = f"{who} wins" if who else f"the winners {ELSEWHERE} win"
+        result = pr.winners(e.stmt.players) or f"the winners {ELSEWHERE} win"
     else:
         result = "nobody wins"
     if any(x is None for x in parts):
@@ -144,7 +143,7 @@ _TIME = {"immediately": "As soon as", "after_turn": "At the end of a turn, if",
 def outcome_words(doc: SpecDoc, o) -> str:
     if isinstance(o, A.OutcomeWin):
         who = Prose(doc).winners(o.players)
-        return f"{who[0].upper() + who[1:]} wins." if who else f"The winners are {ELSEWHERE}."
+        return f"{who[0].upper() + who[1:]}." if who else f"The winners are {ELSEWHERE}."
     if isinstance(o, A.OutcomeTie):
         return "Nobody wins."
     pr = Prose(doc, {o.var: "each player"})
@@ -403,6 +402,7 @@ def players_edition(doc: SpecDoc, ctx) -> str:
            f"{code(doc.path.name)}. Rule texts are the spec's own summaries; each names the section "
            f"of {emph(doc.rulebook)} it formalizes. The designer's edition gives every rule in "
            "the spec's own notation.", ""]
+    out += variants.lead(doc, "players' rulebook")
     out += metadata(doc)
     out += heading("Components", "-")
     out += components(doc)

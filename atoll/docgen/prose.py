@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Optional
 
 from atoll.compiler import types as T
-from atoll.docgen.rst import clean, emph, esc
+from atoll.docgen.rst import clean, code, emph, esc
 from atoll.grammar import ast as A
 
 _CMP = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most",
@@ -79,9 +79,9 @@ class Prose:
                 return self.bound[n]
             if n in _BUILTIN_NAMES:
                 return _BUILTIN_NAMES[n]
-            if n in p.options:
+            if n in p.options:      # by its own name: ``--option NAME=VALUE`` takes it
                 kind = "house rule" if p.options[n].kind == "house" else "option"
-                return f"the {kind} {term(n)}"
+                return f"the {kind} {code(n)}"
             for enum in p.enums.values():
                 if n in enum.members:
                     return esc(words(n))
@@ -132,6 +132,8 @@ class Prose:
             return None
         if e.func == "size" and len(args) == 1:
             return f"the number of items in {args[0]}"
+        if e.func in _STDLIB and len(args) == 1:
+            return _STDLIB[e.func].format(args[0])
         if e.func == "team_of" and len(args) == 1:
             return f"{self._possessive(args[0])} team"
         if e.func in p.defs:
@@ -152,7 +154,14 @@ class Prose:
         inner = self.inside(**{f.var: term(f.var)})
         if not f.conds:
             return src
-        c = inner.cond(f.conds[0])
+        c0 = f.conds[0]
+        if isinstance(c0, A.BinOp) and c0.op == "!=" and _is_name(c0.left, f.var):
+            other = self.value(c0.right)
+            return None if other is None else f"{src} except {other}"
+        if isinstance(c0, A.Call) and c0.func in self.prog.defs and len(c0.args) == 1 \
+                and _is_name(c0.args[0], f.var):
+            return f"{src} for whom {term(c0.func)} holds"
+        c = inner.cond(c0)
         return None if c is None else f"every {term(f.var)} of {src} such that {c}"
 
     # ------------------------------------------------------------ conditions
@@ -239,13 +248,17 @@ class Prose:
 
     # ------------------------------------------------------------ winners
     def winners(self, e) -> Optional[str]:
-        """Who wins, from a ``win`` statement's list of players."""
+        """Who wins, from a ``win`` statement's list of players, as a clause:
+        "the player who made the move wins"."""
+        mover = self.inside(me="the player who made the move")
         if isinstance(e, A.ListLit) and len(e.items) == 1:
-            if isinstance(e.items[0], A.Name) and e.items[0].name == "me":
-                return "the player who made the move"
-            one = self.value(e.items[0])
-            return None if one is None else one
-        return self.value(e)
+            one = mover.value(e.items[0])
+            return None if one is None else f"{one} wins"
+        if isinstance(e, A.Call) and e.func == "team_of":
+            who = mover.value(e)
+            return None if who is None else f"{who} wins"
+        many = mover.value(e)
+        return None if many is None else f"{many} win"
 
     # ------------------------------------------------------------ effects
     def effects(self, stmts) -> Optional[list[str]]:
@@ -274,7 +287,7 @@ class Prose:
                 who = self.winners(s.players)
                 if who is None:
                     return None
-                out.append(f"- The game ends: {who} wins.")
+                out.append(f"- The game ends: {who}.")
             elif isinstance(s, A.Tie):
                 out.append("- The game ends: nobody wins.")
             elif isinstance(s, A.For) and not s.names:
@@ -303,6 +316,15 @@ class Prose:
             e = A.Index(e, k, lv.span)
         v = self.value(e)
         return v if v is None or v.startswith(("the ", "a ")) else v
+
+
+# Standard functions with a phrase ({} is the argument in words).
+_STDLIB = {"orth": "the four spaces next to {}", "around": "the eight spaces around {}",
+           "keys": "the keys of {}", "distinct": "the distinct items of {}"}
+
+
+def _is_name(e, name: str) -> bool:
+    return isinstance(e, A.Name) and e.name == name
 
 
 def _flatten(e, op: str) -> list:
