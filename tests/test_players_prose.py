@@ -137,3 +137,84 @@ def test_a_phrase_after_a_condition_does_not_change_the_rules():
     assert a.items == b.items      # the phrase is a note: it takes no part in comparing rules
     ph = next(i for i in a.items if type(i).__name__ == "PhaseDecl")
     assert ph.done_notes.summary == "the player took a stone, or none is left"
+
+
+# ---------------------------------------------------------------- pages and verdicts
+
+def test_variants_get_their_own_two_editions(tmp_path):
+    from atoll.docgen import site
+    files = site.pages(site.discover(["spec"], ROOT), tmp_path, "games", True)
+    for e in site.discover(["spec"], ROOT):
+        assert e.variants
+        for v in e.variants:
+            stem = f"games/{e.slug}/variants/{v.stem}"
+            assert f"{v.stem}-players" in files[f"{stem}.rst"]
+            assert ".. atoll-players::" in files[f"{stem}-players.rst"]
+            assert ".. atoll-designer::" in files[f"{stem}-designer.rst"]
+    page = players(SPEC / "variants" / "masterislands_quick.atoll")
+    assert "This is the players' rulebook of the variant ``masterislands_quick``" in page
+    assert notation(page) == []
+
+
+def _result(prop, verdict, expected, players=2, options=None):
+    from atoll.verify.verdicts import Result
+    options = options or {}
+    return Result(prop, "invariant", "play", players, options, verdict, expected,
+                  axes=tuple(options))
+
+
+def test_the_dashboard_names_its_columns_option_equals_value():
+    from atoll.docgen import verdicts
+    doc = rulebook.load(MASTERISLANDS)
+    configs = [(2, {"mode": "standard"}, [_result("no_deadlock", "HOLDS", "holds")]),
+               (3, {"mode": "corsair"}, [_result("no_deadlock", "VIOLATED", "holds", 3)])]
+    text = "\n".join(verdicts.dashboard([(doc, configs)], editions.Context()))
+    assert "players=2, mode=standard" in text and "players=3, mode=corsair" in text
+    assert "1 not" in text
+
+
+def test_an_expected_violation_looks_different_from_an_unexpected_one():
+    from atoll.sphinx import verdict_role
+    [expected], _ = verdict_role("atoll-verdict", "", "VIOLATED <ok>", 0, None)
+    [unexpected], _ = verdict_role("atoll-verdict", "", "VIOLATED <unexpected>", 0, None)
+    [fine], _ = verdict_role("atoll-verdict", "", "PROVED <ok>", 0, None)
+    assert "atoll-expected-violation" in expected["classes"]
+    assert "atoll-unexpected" in unexpected["classes"]
+    assert expected.astext() == "VIOLATED (as expected)"
+    assert unexpected.astext() == "VIOLATED (not as expected)"
+    assert fine.astext() == "PROVED" and "atoll-expected-violation" not in fine["classes"]
+    css = (ROOT / "atoll" / "sphinx_static" / "atoll.css").read_text()
+    assert ".atoll-expected-violation" in css and "overflow-x: auto" in css
+
+
+WRONG = '''
+game wrong { players: 2 }
+state { n: int = 2 visible all "Stones left." }
+flow { round { turns in seats: take } }
+phase take "Take a stone." {
+  action one() "Take one." { n = n - 1  if n == 0 { win [me] }  end phase }
+}
+property never_empty "The heap is never empty (it is)." invariant n > 0
+'''
+
+
+def test_atoll_docs_reports_an_unexpected_verdict_and_strict_fails(tmp_path):
+    import subprocess
+    import sys
+    pytest.importorskip("sphinx")
+    spec = tmp_path / "wrong.atoll"
+    spec.write_text(WRONG)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "atoll.cli", "docs", str(spec), "-o",
+                                     str(tmp_path / "site"), "--games", "3", *a],
+                                    cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    first = run("--strict")
+    said = first.stdout + first.stderr
+    assert first.returncode != 0
+    assert "property never_empty (2 players): VIOLATED, but the spec expects holds" in said
+    again = run("--strict")      # the pages are read again: the verdict is reported again
+    assert again.returncode != 0 and "never_empty" in again.stdout + again.stderr
+    plain = run("--no-verify")
+    assert plain.returncode == 0
+    dash = re.sub(r"<[^>]+>", "", (tmp_path / "site" / "games" / "dashboard.html").read_text())
+    assert "run atoll docs without --no-verify" in " ".join(dash.split())
+    assert "atoll_verify" not in dash
