@@ -87,7 +87,7 @@ def test_getting_started_game_says_how_it_is_won_and_has_no_empty_setup(tmp_path
 def test_every_ending_of_masterislands_and_kanaloa_is_listed():
     mi = section(players(MASTERISLANDS), "End of the game")
     assert "By the action conquer" in mi
-    assert "the player's team wins" in mi
+    assert "the team of the player who made the move wins" in mi
     for name in ("Pile empty", "Pile empty corsair", "Stalled", "Mission failed"):
         assert f"**{name}**" in mi
     ka = section(players(KANALOA), "End of the game")
@@ -119,7 +119,7 @@ def test_conditions_are_shown_by_their_phrase_and_verifier_terms_are_hidden(tmp_
     spec.write_text(SMALL)
     page = players(spec)
     assert notation(page) == []
-    assert "The phase ends when the player took a stone, or none is left." in page
+    assert "The phase ends when the player took a stone\\, or none is left." in page
     assert "Only when stones are left." in page
     assert "when the heap is empty: the player who made the move wins" in page
     assert "measure" not in page        # read by a property only
@@ -166,9 +166,9 @@ def _result(prop, verdict, expected, players=2, options=None):
 def test_the_dashboard_names_its_columns_option_equals_value():
     from atoll.docgen import verdicts
     doc = rulebook.load(MASTERISLANDS)
-    configs = [(2, {"mode": "standard"}, [_result("no_deadlock", "HOLDS", "holds")]),
+    configs = [(2, {"mode": "standard"}, [_result("no_deadlock", "PROVED", "holds")]),
                (3, {"mode": "corsair"}, [_result("no_deadlock", "VIOLATED", "holds", 3)])]
-    text = "\n".join(verdicts.dashboard([(doc, configs)], editions.Context()))
+    text = re.sub(r"\\(.)", r"\1", "\n".join(verdicts.dashboard([(doc, configs)], editions.Context())))
     assert "players=2, mode=standard" in text and "players=3, mode=corsair" in text
     assert "1 not" in text
 

@@ -135,7 +135,7 @@ class Prose:
         if e.func in _STDLIB and len(args) == 1:
             return _STDLIB[e.func].format(args[0])
         if e.func == "team_of" and len(args) == 1:
-            return f"{self._possessive(args[0])} team"
+            return "the player's team" if args[0] == "the player" else f"the team of {args[0]}"
         if e.func in p.defs:
             name = term(e.func)
             return name if not args else f"{name} of {_join(args, 'and')}"
