@@ -198,7 +198,7 @@ def _play(game, seed: int, max_steps: int = 3000):
         a = legal[rng.randrange(len(legal))]
         if not turns or turns[-1][1] != a.player:
             turns.append((state.clone(), a.player, []))
-        turns[-1][2].append((a.kind, move_words(game, a)))
+        turns[-1][2].append((a.kind, str(a)))
         state.apply_action(a)
         steps += 1
     return turns, state
@@ -239,7 +239,14 @@ def example_turn(doc, ctx) -> list[str]:
                              "before the turn")
     out += _visible_values(game, before, player)
     out += [f"Player {player}'s moves:", ""]
+    replay = before.clone()
     for k, (kind, text) in enumerate(acts, start=1):
+        move = next((a for a in replay.legal_actions() if str(a) == text), None)
+        if move is not None:
+            replay.apply_action(move)
+            text = move_words(game, move)
+        else:      # (not expected: the turn is replayed from its own position)
+            text = esc(text)
         decl = doc.prog.actions.get(kind)
         what = ""
         if decl is not None and decl[1].notes.summary:
