@@ -27,6 +27,14 @@ from atoll.grammar import ast as A
 ELSEWHERE = "(given in the designer's edition)"
 
 
+def cap(text: str) -> str:
+    """``text`` with its first letter in upper case (past any markup)."""
+    for i, c in enumerate(text):
+        if c.isalpha():
+            return text[:i] + c.upper() + text[i + 1:]
+    return text
+
+
 # ---------------------------------------------------------------- what the rules use
 
 def rule_items(doc: SpecDoc) -> list:
@@ -143,7 +151,7 @@ _TIME = {"immediately": "As soon as", "after_turn": "At the end of a turn, if",
 def outcome_words(doc: SpecDoc, o) -> str:
     if isinstance(o, A.OutcomeWin):
         who = Prose(doc).winners(o.players)
-        return f"{who[0].upper() + who[1:]}." if who else f"The winners are {ELSEWHERE}."
+        return f"{cap(who)}." if who else f"The winners are {ELSEWHERE}."
     if isinstance(o, A.OutcomeTie):
         return "Nobody wins."
     pr = Prose(doc, {o.var: "each player"})
@@ -215,7 +223,7 @@ def flow_lines(doc: SpecDoc, phase_ref) -> list[str]:
             else:
                 who = pr.value(one if one is not None else st.players) or "the players named there"
             if st.kind == "turns" and one is not None:
-                out.append(f"  {i}. {who[0].upper() + who[1:]} takes a turn: {phases}.")
+                out.append(f"  {i}. {cap(who)} takes a turn: {phases}.")
             elif st.kind == "turns":
                 out.append(f"  {i}. Each of {who}, in that order, takes a turn: {phases}.")
             elif st.kind == "around":
@@ -229,10 +237,10 @@ def flow_lines(doc: SpecDoc, phase_ref) -> list[str]:
                              f"{ELSEWHERE} holds")
                 else:
                     until = ", for as long as the game lasts"
-                out.append(f"  {i}. {who[0].upper() + who[1:]} take turns round the table, "
+                out.append(f"  {i}. {cap(who)} take turns round the table, "
                            f"{start}{until}: {phases}.")
             else:
-                out.append(f"  {i}. {who[0].upper() + who[1:]} choose at the same time, in "
+                out.append(f"  {i}. {cap(who)} choose at the same time, in "
                            f"secret: {phases}.")
         out.append("")
     return out
