@@ -90,7 +90,10 @@ def test_every_ending_of_masterislands_and_kanaloa_is_listed():
     assert "the team of the player who made the move wins" in mi
     for name in ("Pile empty", "Pile empty corsair", "Stalled", "Mission failed"):
         assert f"**{name}**" in mi
-    ka = section(players(KANALOA), "End of the game")
+    page = players(KANALOA)
+    assert "**ScoreRow**" not in page and "**Island**" in page   # a worked example's record: hidden
+    assert "progress" not in page          # a function only the termination property reads
+    ka = section(page, "End of the game")
     assert "By the action build" in ka and "By the action exchange" in ka
     assert "**Final scoring**" in ka
 

@@ -304,14 +304,40 @@ def phase_section(doc: SpecDoc, ph: A.PhaseDecl, prefix: str) -> list[str]:
 
 # ---------------------------------------------------------------- tables and lists
 
+def types_used_by_rules(doc: SpecDoc) -> set[str]:
+    """Names of the enums and records the rules (and their data) mention."""
+    p = doc.prog
+    items = rule_items(doc) + [*p.data.values()] + [p.defs[n] for n in used_by_rules(doc)
+                                                    if n in p.defs] \
+        + [p.consts[n] for n in used_by_rules(doc) if n in p.consts]
+    found = {n.name for n in A.walk(items) if isinstance(n, A.TypeRef)}
+    found |= {n.func for n in A.walk(items) if isinstance(n, A.Call)}
+    found |= {m for e in p.enums.values() for n in A.walk(items)
+              if isinstance(n, A.Name) and n.name in e.members for m in [e.name]}
+    more = True
+    while more:        # the types inside a record that is used
+        more = False
+        for r in p.records.values():
+            if r.name in found:
+                for f in r.fields:
+                    for t in A.walk(f.type) if not isinstance(f.type, str) else []:
+                        if isinstance(t, A.TypeRef) and t.name not in found:
+                            found.add(t.name)
+                            more = True
+    return found
+
+
 def components(doc: SpecDoc) -> list[str]:
     out = []
+    used = types_used_by_rules(doc)
     for e in doc.prog.enums.values():
-        if not e.notes.summary:
+        if not e.notes.summary or e.name not in used:
             continue
         out += [f"**{esc(e.name)}**: " + ", ".join(esc(words(m)) for m in e.members) + ".", ""]
         out += indent(notes_block(doc, e.notes), 2)
     for r in doc.prog.records.values():
+        if r.name not in used:
+            continue      # a worked example's shape: the verifier's, not the players'
         fields = ", ".join(emph(words(f.name)) for f in r.fields)
         out += [f"**{esc(r.name)}**: {fields}.", ""]
         out += indent(notes_block(doc, r.notes), 2)
