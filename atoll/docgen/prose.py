@@ -61,8 +61,7 @@ class Prose:
         self.phase = phase
 
     def inside(self, **names) -> "Prose":
-        out = Prose(self.doc, {**self.bound, **names}, self.phase)
-        return out
+        return Prose(self.doc, {**self.bound, **names}, self.phase)
 
     # ------------------------------------------------------------ values
     def value(self, e) -> Optional[str]:
@@ -311,11 +310,11 @@ class Prose:
         return out
 
     def _lvalue(self, lv: A.LValue) -> Optional[str]:
+        """An assignment's target (``hand[p]``) in words, as a value."""
         e = A.Name(lv.name, lv.span)
         for k in lv.indices:
             e = A.Index(e, k, lv.span)
-        v = self.value(e)
-        return v if v is None or v.startswith(("the ", "a ")) else v
+        return self.value(e)
 
 
 # Standard functions with a phrase ({} is the argument in words).
