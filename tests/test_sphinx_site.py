@@ -109,7 +109,7 @@ def test_verdicts_are_shown_with_their_budget(built):
         page = built / "games" / e.slug / "designer.html"
         assert f"Budget: {GAMES} random games per property" in text_of(page)
         raw = page.read_text(encoding="utf-8")
-        badges = re.findall(r'class="atoll-verdict atoll-verdict-([\w-]+) atoll-(as-expected|unexpected)"', raw)
+        badges = re.findall(r'class="atoll-verdict atoll-verdict-([\w-]+) atoll-(as-expected|unexpected)(?: [\w-]+)*"', raw)
         doc = rulebook.load(e.path)
         # one badge beside each property, and one in the table of verdicts
         assert len(badges) == 2 * len(doc.prog.properties) - _not_applied(doc)
