@@ -533,7 +533,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games per property checked by play (default: the project's setting, 100)")
     p.add_argument("--no-verify", action="store_true", help="leave the verification results out")
     p.add_argument("--strict", action="store_true",
-                   help="treat every Sphinx warning as an error (-W -n, as the tests do)")
+                   help="fail on any warning, a verdict that is not the one the spec expects "
+                        "included (Sphinx's -W -n, as the tests do); without it such a verdict "
+                        "is printed as a warning")
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)

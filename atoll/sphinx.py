@@ -95,7 +95,13 @@ def verdict_role(name, rawtext, text, lineno, inliner, options=None, content=())
     kind = next((c for prefix, c in _VERDICT_CLASSES if verdict.startswith(prefix)), "unknown")
     classes = ["atoll-verdict", f"atoll-verdict-{kind}",
                "atoll-as-expected" if flag == "ok" else "atoll-unexpected"]
-    label = verdict if flag == "ok" else f"{verdict} (not as expected)"
+    if flag != "ok":
+        label = f"{verdict} (not as expected)"
+    elif kind == "violated":     # a violation the spec declares: a known gap, not an alarm
+        label = f"{verdict} (as expected)"
+        classes.append("atoll-expected-violation")
+    else:
+        label = verdict
     return [nodes.inline(rawtext, label, classes=classes)], []
 
 
@@ -180,9 +186,30 @@ class _AtollDirective(SphinxDirective):
             def results(doc, players, options):
                 logger.info(f"atoll: verifying {doc.path.name} ({players} players, "
                             f"{options or 'default options'})")
-                return cache.results(doc.path, players, options)
+                found = cache.results(doc.path, players, options)
+                self.report(doc, found)
+                return found
             ctx.results = results
         return ctx
+
+    def report(self, doc, results) -> None:
+        """A warning for every verdict that is not the one the spec expects
+        (once per build): ``atoll docs`` prints it, and ``--strict`` fails.
+        The page is read again at the next build, so the warning comes back
+        until the verdict is as expected."""
+        env = self.env
+        env.atoll_verdict_docs = getattr(env, "atoll_verdict_docs", set()) | {env.docname}
+        warned = env.atoll_warned = getattr(env, "atoll_warned", set())
+        for r in results:
+            key = (str(doc.path), r.players, tuple(sorted(r.options.items())), r.property)
+            if r.ok or key in warned:
+                continue
+            warned.add(key)
+            opts = ", ".join(f"{k}={v}" for k, v in r.options.items() if k in r.axes)
+            logger.warning(f"atoll: {doc.path.name}: property {r.property} ({r.players} players"
+                           f"{', ' + opts if opts else ''}): {r.verdict}, but the spec expects "
+                           f"{r.expected}", type="atoll", subtype="verdict",
+                           location=(env.docname, self.lineno))
 
 
 class PlayersDirective(_AtollDirective):
@@ -249,7 +276,7 @@ def _pictures(doc, ctx):
 def _verification(doc, ctx):
     from atoll.docgen import verdicts as verification_docs
     if ctx.results is None:
-        return ["Verification is switched off for this build.", ""]
+        return [verification_docs.NO_VERIFY, ""]
     lo, _ = doc.prog.player_range
     results = ctx.results(doc, lo, {})
     return verification_docs.budget_note(ctx) + verification_docs.results_table(results)
@@ -272,8 +299,8 @@ class DashboardDirective(_AtollDirective):
         from atoll.docgen import verdicts
         ctx = self.context()
         if ctx.results is None or not self.config.atoll_dashboard:
-            return self.render("The dashboard is switched off for this build (``atoll_verify`` "
-                               "or ``atoll_dashboard`` is false); ``atoll docs`` builds it.\n")
+            return self.render("The verdicts were left out of this build. To see them, run "
+                               "``atoll docs`` without ``--no-verify``.\n")
         cache = site.result_cache(self.env, self.config)
         entries = []
         for line in self.content:
@@ -287,7 +314,10 @@ class DashboardDirective(_AtollDirective):
                 opts = ", ".join(f"{key}={v}" for key, v in options.items())
                 logger.info(f"atoll:   {name} {k}/{total}: {players} players"
                             f"{', ' + opts if opts else ''} ({seconds:.1f} s)")
-            entries.append((doc, cache.matrix(doc.path, done)))
+            found = cache.matrix(doc.path, done)
+            for _, _, results in found:
+                self.report(doc, results)
+            entries.append((doc, found))
         return self.render("\n".join(verdicts.dashboard(entries, ctx)) + "\n")
 
 
@@ -378,6 +408,23 @@ def _generate(app) -> None:
     site.write_pages(app)
 
 
+def _forget_warnings(app, env, docnames) -> None:
+    env.atoll_warned = set()
+
+
+def _verdict_pages(app, env, added, changed, removed) -> list[str]:
+    """Pages that show verdicts are read at every build (their results come
+    from the cache), so that a verdict not as expected is reported each time."""
+    if not app.config.atoll_verify:
+        return []
+    return sorted(d for d in getattr(env, "atoll_verdict_docs", set())
+                  if d in env.found_docs and d not in removed)
+
+
+def _purge(app, env, docname) -> None:
+    getattr(env, "atoll_verdict_docs", set()).discard(docname)
+
+
 def _static(app) -> None:
     if str(STATIC) not in [str(p) for p in app.config.html_static_path]:
         app.config.html_static_path.append(str(STATIC))
@@ -411,6 +458,9 @@ def setup(app):
                       ("atoll-generated", GeneratedDirective)):
         app.add_directive(name, cls)
     app.connect("builder-inited", _generate)
+    app.connect("env-before-read-docs", _forget_warnings)
+    app.connect("env-get-outdated", _verdict_pages)
+    app.connect("env-purge-doc", _purge)
     app.connect("builder-inited", _static)
     app.add_css_file("atoll.css")
     return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}

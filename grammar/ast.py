@@ -37,6 +37,13 @@ def _names() -> tuple:
     return field(default=(), metadata={"dump_if_set": True})
 
 
+def _phrase() -> "Notes":
+    """Notes that follow a condition (``done when c "in words"``): how the
+    players' edition says it. Left out of ``to_data`` when empty."""
+    return field(default_factory=lambda: Notes(), compare=False, repr=False,
+                 metadata={"dump_if_set": True})
+
+
 # ---------------------------------------------------------------- notes and types
 
 @dataclass(frozen=True)
@@ -311,6 +318,7 @@ class If:
     then: tuple["Stmt", ...]
     else_: tuple["Stmt", ...] = ()
     span: Span = _span()
+    notes: "Notes" = _phrase()      # ``if c "in words" { }``
 
 
 @dataclass(frozen=True)
@@ -523,6 +531,7 @@ class Stage:
     until: Optional[Expr] = None     # "around": the stage ends when this holds
     keeper: Optional[str] = None     # "around": the global variable naming whose turn it is
     keeper_span: Optional[Span] = field(default=None, compare=False, repr=False)
+    until_notes: "Notes" = _phrase()   # ``until c "in words"``
 
 
 @dataclass(frozen=True)
@@ -530,6 +539,7 @@ class RoundDecl:
     cond: Optional[Expr]
     stages: tuple[Stage, ...]
     span: Span = _span()
+    notes: "Notes" = _phrase()      # ``round when c "in words"``
 
 
 @dataclass(frozen=True)
@@ -576,6 +586,8 @@ class PhaseDecl:
     repeat: Optional[Expr] = None
     notes: Notes = Notes()
     span: Span = _span()
+    done_notes: Notes = _phrase()    # ``done when c "in words"``
+    repeat_notes: Notes = _phrase()  # ``repeat when c "in words"``
 
 
 @dataclass(frozen=True)
@@ -678,7 +690,7 @@ def to_data(node):
         for f in fields(node):
             if f.name == "span" or f.name == "phase_spans":
                 continue
-            if f.metadata.get("dump_if_set") and not getattr(node, f.name):
+            if f.metadata.get("dump_if_set") and getattr(node, f.name) in ((), None, Notes()):
                 continue
             out[f.name] = to_data(getattr(node, f.name))
         return out

@@ -276,8 +276,8 @@ class _ToAst(Transformer):
     def flow_decl(self, meta, notes, *rounds):
         return A.FlowDecl(tuple(rounds), notes, self._s(meta))
 
-    def round_decl(self, meta, cond, *stages):
-        return A.RoundDecl(cond, tuple(stages), self._s(meta))
+    def round_decl(self, meta, cond, notes, *stages):
+        return A.RoundDecl(cond, tuple(stages), self._s(meta), notes or A.Notes())
 
     def stage(self, meta, kind, players, *phases):
         return A.Stage(str(kind), players, tuple(str(p) for p in phases),
@@ -286,14 +286,16 @@ class _ToAst(Transformer):
     def around_stage(self, meta, players, keeper, until, *phases):
         return A.Stage("around", players, tuple(str(p) for p in phases),
                        tuple(_tok_span(self.file, p) for p in phases), self._s(meta),
-                       until, None if keeper is None else str(keeper[0]),
-                       None if keeper is None else keeper[1])
+                       None if until is None else until[0],
+                       None if keeper is None else str(keeper[0]),
+                       None if keeper is None else keeper[1],
+                       A.Notes() if until is None else until[1])
 
     def around_from(self, meta, name):
         return (name, _tok_span(self.file, name))
 
-    def around_until(self, meta, cond):
-        return cond
+    def around_until(self, meta, cond, notes):
+        return (cond, notes)
 
     def phase_auto(self, meta, block):
         return ("auto", block)
@@ -301,11 +303,11 @@ class _ToAst(Transformer):
     def phase_enter(self, meta, block):
         return ("enter", block)
 
-    def phase_done(self, meta, cond):
-        return ("done", cond)
+    def phase_done(self, meta, cond, notes):
+        return ("done", (cond, notes))
 
-    def phase_repeat(self, meta, cond):
-        return ("repeat", cond)
+    def phase_repeat(self, meta, cond, notes):
+        return ("repeat", (cond, notes))
 
     def phase_decl(self, meta, name, notes, *items):
         vars_, actions, parts = [], [], {}
@@ -317,9 +319,10 @@ class _ToAst(Transformer):
                 actions.append(it)
             else:
                 parts[it[0]] = it[1]
+        done, repeat = parts.get("done", (None, A.Notes())), parts.get("repeat", (None, A.Notes()))
         return A.PhaseDecl(str(name), tuple(vars_), tuple(actions), parts.get("enter", ()),
-                           parts.get("auto", ()), parts.get("done"), parts.get("repeat"),
-                           notes, _tok_span(self.file, name))
+                           parts.get("auto", ()), done[0], repeat[0],
+                           notes, _tok_span(self.file, name), done[1], repeat[1])
 
     def action_param(self, meta, name, type_, domain):
         return A.ActionParam(str(name), type_, domain, self._s(meta))
@@ -382,10 +385,10 @@ class _ToAst(Transformer):
     def let_stmt(self, meta, name, value):
         return A.Let(str(name), value, self._s(meta))
 
-    def if_stmt(self, meta, cond, then, else_=None):
+    def if_stmt(self, meta, cond, notes, then, else_=None):
         if isinstance(else_, A.If):
             else_ = (else_,)
-        return A.If(cond, then, else_ or (), self._s(meta))
+        return A.If(cond, then, else_ or (), self._s(meta), notes)
 
     def for_stmt(self, meta, var, iter_, body):
         return A.For(str(var), iter_, body, self._s(meta))

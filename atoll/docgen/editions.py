@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from atoll.docgen import figures, verdicts
+from atoll.docgen import figures, players, verdicts
 from atoll.docgen.rst import code, code_block, emph, esc, heading, indent, label, lit
+from atoll.grammar import ast as A
 from atoll.docgen.rulebook import (SpecDoc, assumptions_section, components, constants_table,
                                    ending_entry, flow_lines, house_rules, metadata, notes_block,
                                    option_rows, options_table, phase_section, requirements,
@@ -50,49 +51,8 @@ class Context:
 
 
 def players_edition(doc: SpecDoc, ctx: Context) -> str:
-    prefix = label(doc.slug, "players")
-    ph_ref = lambda n: f":ref:`{esc(n)} <{label(prefix, 'phase', n)}>`"
-    p = doc.prog
-    out = [f"This is the rulebook of {esc(doc.title)} for players, generated from the spec "
-           f"{code(doc.path.name)}. Rule texts are the spec's own summaries; each names the section "
-           f"of {emph(doc.rulebook)} it formalizes.", ""]
-    out += metadata(doc)
-    out += heading("Components", "-")
-    out += components(doc, designer=False)
-    out += figures.graph_pictures(doc, ctx)
-    out += ["What the game keeps track of:", ""] + state_table(doc, designer=False)
-    if p.teams is not None:
-        out += heading("Teams", "-") + notes_block(doc, p.teams.notes)
-    opts = option_rows(doc, "option")
-    if opts:
-        out += heading("Ways to play", "-") + options_table(doc, "option")
-    reqs = requirements(doc, designer=False)
-    if reqs:
-        out += ["Requirements:", ""] + reqs
-    consts = constants_table(doc, designer=False)
-    if consts:
-        out += heading("Numbers to know", "-") + consts
-    out += terms(doc)
-    out += heading("Setup", "-")
-    if p.setup is not None:
-        out += notes_block(doc, p.setup.notes)
-        out += ["Setting up, step by step:", ""] + stmt_lines(doc, p.setup.body) + [""]
-    out += figures.setup_pictures(doc, ctx)
-    out += heading("Playing a round", "-") + flow_lines(doc, ph_ref)
-    for ph in p.phases.values():
-        out += phase_section(doc, ph, designer=False, prefix=prefix)
-    out += heading("End of the game", "-")
-    for en in p.endings.values():
-        out += ending_entry(doc, en, designer=False)
-    if p.score is not None:
-        out += [f"**Score**: {lit(doc.text(p.score.value.span))} for each player "
-                f"{lit(p.score.var)}.", ""] + indent(notes_block(doc, p.score.notes), 3)
-    out += heading("Examples", "-") + figures.example_turn(doc, ctx)
-    out += figures.constant_grids(doc, ctx)
-    out += heading("House rules", "-") + house_rules(doc)
-    out += heading("Modelling assumptions", "-") + assumptions_section(doc)
-    out += heading("Not modelled", "-") + unmodelled_section(doc)
-    return "\n".join(out) + "\n"
+    from atoll.docgen import players
+    return players.players_edition(doc, ctx)
 
 
 def designer_edition(doc: SpecDoc, ctx: Context) -> str:
@@ -102,6 +62,8 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
     out = [f"The designer's edition of {esc(doc.title)}: every rule of the spec {code(doc.path.name)} "
            "in words and in the spec's own notation, the verdicts of its properties, the house "
            "rules and the modelling assumptions.", ""]
+    from atoll.docgen import variants
+    out += variants.lead(doc, "designer's edition")
     out += metadata(doc)
     out += code_block(doc.excerpt(p.game))
     out += heading("Components and data", "-") + components(doc, designer=True)
@@ -126,16 +88,19 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
                                                             "*(no description)*"), 3)
             out += code_block(doc.excerpt(d))
     out += heading("State", "-") + state_table(doc, designer=True)
-    out += heading("Setup", "-")
+    setup = figures.setup_pictures(doc, ctx)
     if p.setup is not None:
-        out += notes_block(doc, p.setup.notes) + stmt_lines(doc, p.setup.body) + [""]
-        out += code_block(doc.excerpt(p.setup))
-    out += figures.setup_pictures(doc, ctx)
+        setup = notes_block(doc, p.setup.notes) + stmt_lines(doc, p.setup.body) + [""] \
+            + code_block(doc.excerpt(p.setup)) + setup
+    if setup:
+        out += heading("Setup", "-") + setup
     out += heading("Flow", "-") + flow_lines(doc, ph_ref) + code_block(doc.excerpt(p.flow))
     out += heading("Phases and actions", "-")
     for ph in p.phases.values():
         out += phase_section(doc, ph, designer=True, prefix=prefix)
     out += heading("Endings and score", "-")
+    for e in players.action_endings(doc):
+        out += _action_ending(doc, e)
     for en in p.endings.values():
         out += ending_entry(doc, en, designer=True)
     if p.score is not None:
@@ -146,3 +111,16 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
     out += heading("Modelling assumptions", "-") + assumptions_section(doc)
     out += heading("Not modelled", "-") + unmodelled_section(doc)
     return "\n".join(out) + "\n"
+
+
+def _action_ending(doc: SpecDoc, e) -> list[str]:
+    """A ``win`` or ``tie`` inside the rules, in the spec's notation."""
+    where = (f"action {code(e.action.name)} of phase {code(e.phase.name)}" if e.action
+             else f"phase {code(e.phase.name)}" if e.phase else "the setup")
+    conds = [("if " if b else "unless ") + lit(doc.text(s.cond.span)) for s, b in e.conds]
+    loops = [f"for each {code(f.var or ', '.join(f.names))} in {lit(doc.text(f.iter.span))}"
+             for f in e.loops]
+    what = (f"winners {lit(doc.text(e.stmt.players.span))}" if isinstance(e.stmt, A.Win)
+            else "nobody wins")
+    return [f"**In {where}**", "", f"   The game ends ({what})"
+            + "".join(" " + x for x in loops + conds) + ".", ""]

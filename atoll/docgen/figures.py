@@ -239,16 +239,52 @@ def example_turn(doc, ctx) -> list[str]:
                              "before the turn")
     out += _visible_values(game, before, player)
     out += [f"Player {player}'s moves:", ""]
+    replay = before.clone()
     for k, (kind, text) in enumerate(acts, start=1):
+        move = next((a for a in replay.legal_actions() if str(a) == text), None)
+        if move is not None:
+            replay.apply_action(move)
+            text = move_words(game, move)
+        else:      # (not expected: the turn is replayed from its own position)
+            text = esc(text)
         decl = doc.prog.actions.get(kind)
         what = ""
         if decl is not None and decl[1].notes.summary:
             what = f": {esc(decl[1].notes.summary)}"
-        out.append(f"{k}. {code(text)}{what}")
+        out.append(f"{k}. {text}{what}")
     out.append("")
     out += position_pictures(doc, ctx, game, after, player, f"{doc.slug}-example-after",
                              "after the turn")
     return out
+
+
+def value_words(v) -> str:
+    """A value (as JSON) in plain words: a record as its fields ("yellow 3"),
+    a position as "(1, 0)", a collection as a list ("none" when empty)."""
+    if isinstance(v, dict) and v.get("hidden"):
+        return "(hidden)"
+    if isinstance(v, dict) and set(v) == {"x", "y"}:
+        return f"({v['x']}, {v['y']})"
+    if isinstance(v, dict):
+        return " ".join(value_words(x) for x in v.values())
+    if isinstance(v, list):
+        return "; ".join(value_words(x) for x in v) if v else "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v).replace("_", " ")
+
+
+def move_words(game, a) -> str:
+    """A move as reST: the action's name and its choices in words."""
+    spec = game.action_by_name.get(a.kind)
+    if spec is None:
+        return esc(str(a))
+    head = f"**{esc(a.kind.replace('_', ' '))}**"
+    if not spec.params:
+        return head
+    chosen = "; ".join(f"*{esc(n.replace('_', ' '))}*: {esc(value_words(game.codec.to_json(t, v)))}"
+                       for (n, t), v in zip(spec.params, a.params))
+    return f"{head} ({chosen})"
 
 
 def _visible_values(game, state, player: int) -> list[str]:
@@ -261,7 +297,7 @@ def _visible_values(game, state, player: int) -> list[str]:
         t = game.slot_types[i]
         if name in skip or name not in obs or not (isinstance(t, tuple) and t[0] == "player"):
             continue
-        rows.append([code(name), esc(_text(obs[name][player]))])
+        rows.append([f"*{esc(name.replace('_', ' '))}*", esc(value_words(obs[name][player]))])
     if not rows:
         return []
     return [f"What player {player} holds before the turn:", ""] + table(["", "value"], rows, [20, 80])
@@ -476,19 +512,22 @@ def graph_pictures(doc, ctx) -> list[str]:
         cap = (f"The graph of {g['kind']} {code(g['name'])}: {len(g['nodes'])} nodes"
                + (f", coloured by {code(g['style_from'])}" if g.get("style_from") else "") + ".")
         out += ctx.picture(f"{doc.slug}-graph-{g['name'].replace('.', '-')}", graph_svg(g), cap)
-        if g["decl"].notes.assumption:
+        if g["kind"] != "data" and g["decl"].notes.assumption:   # a data table's is shown with it
             out += [f":atoll-assumption:`Modelling assumption` {esc(g['decl'].notes.assumption)}",
                     ""]
     return out
 
 
-def constant_grids(doc, ctx) -> list[str]:
-    """A picture of every constant that maps positions to values (worked examples)."""
+def constant_grids(doc, ctx, only=None) -> list[str]:
+    """A picture of every constant that maps positions to values (worked
+    examples); with ``only``, of the constants named there."""
     if ctx.picture is None:
         return []
     out = []
     game = doc.game(_players(doc))
     for kind, name, t, v, decl in _values(doc):
+        if only is not None and name not in only:
+            continue
         if kind == "const" and isinstance(t, tuple) and t[0] == "map" and t[1] == T.POS:
             svg = grid_svg(game, name, t, v, {}, name)
             out += ctx.picture(f"{doc.slug}-const-{name}", svg,

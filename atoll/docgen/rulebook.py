@@ -400,7 +400,9 @@ def option_rows(doc: SpecDoc, kind: str) -> list[list[str]]:
             choices = esc(T.show(t))
         desc = " ".join(x for x in (summary(o.notes), cites_text(doc, o.notes)) if x)
         desc += "".join(" " + a for a in assumption_line(o.notes))
-        rows.append([code(o.name), choices, lit(doc.text(o.default.span)), desc])
+        default = doc.text(o.default.span)
+        rows.append([code(o.name), choices, code(default) if default.replace("_", "").isalnum()
+                     else lit(default), desc])
     return rows
 
 

@@ -149,9 +149,17 @@ def pages(entries: list[Entry], srcdir: Path, folder: str, variants_on_dashboard
         out[f"{base}/designer.rst"] = "\n".join(
             HEAD + _title(f"{e.title}: the designer's edition") + [f".. atoll-designer:: {arg}", ""])
         for v in e.variants:
-            out[f"{base}/variants/{slug(v.stem)}.rst"] = "\n".join(
+            vs, arg_v = slug(v.stem), _arg(v, srcdir)
+            out[f"{base}/variants/{vs}.rst"] = "\n".join(
                 HEAD + _title(f"{e.title}, variant {v.stem}")
-                + [f".. atoll-variant:: {_arg(v, srcdir)}", ""])
+                + [f".. atoll-variant:: {arg_v}", "", ".. toctree::", "   :maxdepth: 1", "",
+                   f"   {vs}-players", f"   {vs}-designer", ""])
+            out[f"{base}/variants/{vs}-players.rst"] = "\n".join(
+                HEAD + _title(f"{e.title}, variant {v.stem}: the players' rulebook")
+                + [f".. atoll-players:: {arg_v}", ""])
+            out[f"{base}/variants/{vs}-designer.rst"] = "\n".join(
+                HEAD + _title(f"{e.title}, variant {v.stem}: the designer's edition")
+                + [f".. atoll-designer:: {arg_v}", ""])
     return out
 
 

@@ -315,6 +315,7 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
     rings = rings or {}
     link_colours = link_colours or {}
     pos = tutte(nodes, edges, outer) if outer else layout(nodes, edges)
+    nbr = _neighbours(nodes, edges)
     r = 15
     margin = 30 + max([len(str(labels.get(v, v))) for v in nodes] + [1]) * 3
     scale = size - 2 * margin
@@ -352,7 +353,12 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
                         f"stroke='{rings[v]}' stroke-width='4'/>")
         body.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='{r}' fill='{fill}' stroke='#333' "
                     f"stroke-width='1.3'><title>{escape(str(labels.get(v, v)))}</title></circle>")
-        body.append(_text(x, y + r + 11, str(labels.get(v, v)), 11))
+    for v in nodes:    # labels last, on a white halo, where no link leaves the node
+        x, y = at(v)
+        text = str(labels.get(v, v))
+        dx, dy = _label_side(v, pos, at, nbr, text, r, (2 * margin + span_x * scale,
+                                                        2 * margin + span_y * scale + 12))
+        body.append(_halo(_text(x + dx, y + dy, text, 11)))
     width, height = 2 * margin + span_x * scale, 2 * margin + span_y * scale + 12
     if legend:
         parts, used = _legend(legend, width, 16)
@@ -360,6 +366,34 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
         width += 40 + 8 * max(len(e[2]) for e in legend)
         height = max(height, 16 + used)
     return _doc(width, height, body, title)
+
+
+def _halo(text_el: str) -> str:
+    """A label drawn over a white outline, so that a link under it stays readable."""
+    return text_el.replace("<text ", "<text stroke='#ffffff' stroke-width='3' "
+                           "stroke-linejoin='round' paint-order='stroke' ", 1)
+
+
+def _label_side(v, pos, at, nbr, text: str, r: float, bounds) -> tuple[float, float]:
+    """Where a node's label goes: of eight places around the node, the one
+    farthest (in angle) from the node's links and clear of the other nodes."""
+    x, y = at(v)
+    angles = [math.atan2(at(o)[1] - y, at(o)[0] - x) for o in nbr.get(v, ()) if o != v]
+    half_w = 3.2 * len(text) + 4
+    others = [at(o) for o in pos if o != v]
+    best, best_score = (0.0, r + 11), -1e9
+    for k in range(8):
+        a = math.pi / 2 + k * math.pi / 4          # below first, then round the node
+        gap = min((abs(math.remainder(a - b, math.tau)) for b in angles), default=math.pi)
+        dx, dy = math.cos(a) * (r + 6 + half_w * abs(math.cos(a))), math.sin(a) * (r + 11)
+        near = min((math.hypot(ox - (x + dx), oy - (y + dy)) for ox, oy in others), default=99.0)
+        lx, ly = x + dx, y + dy
+        outside = lx - half_w < 0 or lx + half_w > bounds[0] or ly < 6 or ly > bounds[1] - 6
+        score = gap - (2.0 if near < r + half_w * 0.6 else 0.0) - (4.0 if outside else 0.0) \
+            + (0.05 if k == 0 else 0.0)
+        if score > best_score:
+            best, best_score = (dx, dy), score
+    return best
 
 
 # ---------------------------------------------------------------- the pipeline

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from atoll.docgen import verdicts
-from atoll.docgen.rst import code, code_block, esc, heading, indent, table
+from atoll.docgen.rst import code, code_block, emph, esc, heading, indent, table
 from atoll.docgen.rulebook import SpecDoc, _kind_word, assumptions, load, metadata, notes_block
 from atoll.grammar import ast as A
 
@@ -48,6 +48,29 @@ def changes(doc: SpecDoc) -> list[tuple[str, object, Optional[object]]]:
     return out
 
 
+def lead(doc: SpecDoc, edition: str) -> list[str]:
+    """The first paragraph of a variant's edition: which game it varies and
+    what it changes; everything else reads as in the game's own edition."""
+    if doc.base is None:
+        return []
+    base = load(doc.base)
+    found = changes(doc)
+    out = [f"This is the {edition} of the variant {code(doc.path.stem)} of {esc(base.title)}. "
+           "It is the whole game as the variant plays it; only what is listed here differs "
+           f"from the {edition} of {esc(base.title)}.", ""]
+    for what, new, _ in found:
+        if isinstance(new, A.PropertyDecl) and edition.startswith("players"):
+            continue      # for the verifier, not for players
+        said = getattr(new, "notes", A.Notes()).summary
+        kind = "game block" if isinstance(new, A.GameDecl) else _kind_word(new)
+        name = "" if isinstance(new, A.GameDecl) else " " + emph(_name(new).replace("_", " "))
+        whose = "the game's" if what == "replaces" else "a"
+        out.append(f"- It {what} {whose} {esc(kind)}{name}" + (f": {esc(said)}" if said else "."))
+    if not found:
+        out.append("- It changes nothing: it only extends the game.")
+    return out + [""]
+
+
 def variant_page(doc: SpecDoc, ctx) -> str:
     base = load(doc.base) if doc.base else None
     out = [f"A variant of {esc(base.title) if base else 'a game'} ({code(doc.path.name)} extends "
@@ -65,7 +88,7 @@ def variant_page(doc: SpecDoc, ctx) -> str:
             out += indent(["In the game:", ""] + code_block(base.excerpt(old)), 3)
     out += heading("Verification", "-")
     if ctx.results is None:
-        out += ["Verification is switched off for this build.", ""]
+        out += [verdicts.NO_VERIFY, ""]
     else:
         lo, _ = doc.prog.player_range
         results = ctx.results(doc, lo, {})

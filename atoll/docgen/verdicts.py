@@ -136,7 +136,7 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
                 out += indent([f"Rests on: {esc(grounds)}.", ""], 3)
         out += indent(code_block(doc.excerpt(pr)), 3)
     if results is None:
-        return out + ["Verification is switched off for this build (``atoll_verify = False``).", ""]
+        return out + [NO_VERIFY, ""]
     out += heading("Verdicts", "~")
     out += [f"For {lo} players and the default options; every configuration is on the "
             "dashboard.", ""]
@@ -144,6 +144,10 @@ def properties_section(doc: SpecDoc, ctx) -> list[str]:
     for r in results:
         out += counterexample(r, doc, ctx)
     return out
+
+
+NO_VERIFY = ("The verdicts were left out of this build. To see them, run ``atoll docs`` "
+             "without ``--no-verify``.")
 
 
 def budget_note(ctx) -> list[str]:
@@ -165,10 +169,8 @@ def dashboard(entries, ctx) -> list[str]:
         out += [f"Spec {code(doc.path.name)}; {len(configs)} configurations "
                 "(every player count times every mode the game block lists).", ""]
         props = list(doc.prog.properties)
-        cols = []
-        for n, opts, _ in configs:
-            shown = ", ".join(str(v) for k, v in opts.items())
-            cols.append(f"{n}p" + (f" {shown}" if shown else ""))
+        cols = [", ".join([f"players={n}"] + [f"{k}={v}" for k, v in opts.items()])
+                for n, opts, _ in configs]
         rows = []
         for name in props:
             row = [code(name)]
