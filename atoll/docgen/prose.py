@@ -133,6 +133,8 @@ class Prose:
             return f"the number of items in {args[0]}"
         if e.func in _STDLIB and len(args) == 1:
             return _STDLIB[e.func].format(args[0])
+        if e.func == "dice" and len(args) == 2:
+            return f"the roll of {args[0]} dice with faces 1 to {args[1]}"
         if e.func == "team_of" and len(args) == 1:
             return "the player's team" if args[0] == "the player" else f"the team of {args[0]}"
         if e.func in p.defs:
@@ -263,7 +265,7 @@ class Prose:
     def effects(self, stmts) -> Optional[list[str]]:
         """Effects as bullets in words, or None when one of them has no words."""
         out: list[str] = []
-        for s in stmts:
+        for idx, s in enumerate(stmts):
             if isinstance(s, A.Assign):
                 tgt = self._lvalue(s.target)
                 val = self.value(s.value)
@@ -275,6 +277,15 @@ class Prose:
                 if src is None:
                     return None
                 out.append(f"- Draw one at random from {src}.")
+            elif isinstance(s, A.Roll):
+                src = self.value(s.source)
+                if src is None:
+                    return None
+                out.append(f"- Roll: one of {src} at random (it stays where it is), called "
+                           f"{term(s.name)}." if not src.startswith("the roll of") else
+                           f"- Roll {src[len('the roll of '):]}; the result, lowest first, is called {term(s.name)}.")
+                rest = self.inside(**{s.name: term(s.name)}).effects(stmts[idx + 1:])
+                return None if rest is None else out + rest
             elif isinstance(s, A.Deal):
                 n, src, dst = self.value(s.count), self._lvalue(s.source), self._lvalue(s.dest)
                 if None in (n, src, dst):
