@@ -99,9 +99,19 @@ def test_witnesses_and_traces_use_the_components_labels():
 
 
 def test_explain_prints_the_whole_explanation(capsys):
+    """With the examples of a checkout (tests/bad), the explanation shows one
+    and what `atoll check` reports on it; an installed wheel has no
+    tests/bad, and then it points to the docs page instead."""
+    from pathlib import Path
+
+    from atoll import explain
     assert main(["explain", "a0101"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("A0101 (error): unknown name")
+    assert "What it means:" in out and "What to do:" in out
+    if not explain.EXAMPLES.is_dir():   # installed, not a checkout (as in CI)
+        assert "the page A0101 of the diagnostic codes in the docs" in out
+    out = explain.explanation("A0101", Path(__file__).parent / "bad")
     for part in ("What it means:", "What to do:", "Example (a0101_", "`atoll check` reports:",
                  "error[A0101]", "^"):
         assert part in out
