@@ -204,6 +204,8 @@ def test_a_parameter_from_a_list_of_lists_does_not_crash(tmp_path, step):
     assert r.verdict == V.VIOLATED, r.detail
     if "per action" in step:
         assert r.detail["abstract counterexample"]["measure after"] == "-1", r.detail
+    else:   # the per-turn argument says what happens: below 0, not a rise
+        assert r.detail["z3"] == "z3: `take` may take the measure below 0 (1 then -1)", r.detail
 
 
 def test_a_checker_that_fails_internally_gives_unknown_and_the_run_goes_on(tmp_path, monkeypatch):

@@ -237,8 +237,12 @@ def check_turn_measure(prog, game, pr: A.PropertyDecl, timeout_ms: int) -> str:
     lowering = set()
     for kind, ph, a in _steps(prog):
         try:
-            if step_effect(ab, prog, game, pr, kind, ph, a, timeout_ms, strict=False) is not None:
-                return f"z3: `{_label(kind, ph, a)}` may raise the measure"
+            bad = step_effect(ab, prog, game, pr, kind, ph, a, timeout_ms, strict=False)
+            if bad is not None:
+                below = bad["measure after"].lstrip("-").isdigit() and bad["measure after"].startswith("-")
+                return (f"z3: `{_label(kind, ph, a)}` may take the measure below 0 "
+                        f"({bad['measure before']} then {bad['measure after']})" if below else
+                        f"z3: `{_label(kind, ph, a)}` may raise the measure")
             if kind == "auto" and step_effect(ab, prog, game, pr, kind, ph, a, timeout_ms,
                                               strict=True) is None:
                 lowering.add(ph.name)
