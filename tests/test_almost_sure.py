@@ -46,7 +46,6 @@ def test_a_stuck_game_does_not_end(tmp_path, capsys):
 
 def test_a_search_that_cannot_meet_every_state_is_unknown(capsys, monkeypatch):
     monkeypatch.setattr(almost_sure, "MAX_STATES", 5)
-    monkeypatch.setattr(almost_sure.check_almost_sure, "__defaults__", (5,))
     r = verify(capsys, GOOD)["ends"]
     assert r["verdict"] == "UNKNOWN" and "more than 5 states" in r["detail"]["reason"]
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from typing import Optional
 
 from atoll.compiler.runtime import ModelError
 from atoll.verify import verdicts as V
@@ -114,24 +115,19 @@ def expected_length(game, games: int, seed: int) -> dict:
     return out
 
 
-def check_almost_sure(game, pr, games: int, seed: int, spec_path: str, max_states: int = MAX_STATES):
-    """(method, verdict, detail, counterexample)."""
-    from atoll.verify.explore import graph
+def check_almost_sure(game, pr, games: int, seed: int, spec_path: str, max_states: Optional[int] = None):
+    """(method, verdict, detail, counterexample); the search meets at most
+    ``max_states`` states (default ``MAX_STATES``)."""
+    max_states = MAX_STATES if max_states is None else max_states
+    from atoll.verify.explore import explore, graph
+    from atoll.verify.play import _search_evidence
     from atoll.verify.runs import PlayCheck, Run, pytest_snippet
 
     start = game.new_initial_state(seed=0, chance="explicit")
-    g = graph(game, start, max_states, name=("almost surely", max_states))
-    search = {"from": "the start", "wide setup": False, "states": len(g.order), "states met": len(g.parent),
-              "decision states": sum(1 for k in g.order if not g.state[k].is_chance_node()
-                                     and not g.state[k].is_terminal()),
-              "chance states": sum(1 for k in g.order if g.state[k].is_chance_node()),
-              "final states": sum(1 for k in g.order if g.state[k].is_terminal()),
-              "depth": g.stop_level - 1, "complete": g.outcome == "exhausted", "stopped": g.outcome,
-              "stuck": 0, "endings": {}}
-    for k in g.order:
-        if g.state[k].is_terminal():
-            e = g.state[k].ending()
-            search["endings"][e] = search["endings"].get(e, 0) + 1
+    name = ("almost surely", max_states)
+    ex = explore(game, lambda st: None, max_states, start=start, name=name)   # builds the graph, and counts
+    g = graph(game, start, max_states, name)   # the same graph, kept for this game
+    search = _search_evidence(ex, "the start")
     detail = {"method": "exhaustive search", "evidence": {"search": search}}
     try:
         detail["expected length"] = expected_length(game, max(0, min(games, GAMES)), seed) if games else None

@@ -187,10 +187,13 @@ def _enumerated(prog, game, pr: A.PropertyDecl):
                               for b, v in zip(pr.binders, combo)}
                     out = {"inputs": inputs, "enumerated": total}
                     for side in _sides(pr.body):   # what the two sides of a comparison are there
-                        fn = eval(compile(f"lambda {params}: {Lowerer(prog).ex(side)}", "<atoll side>",
-                                          "eval"), ns)
-                        out.setdefault("values", {})[_src(prog, side)] = label(
-                            game.codec, prog.types.get(id(side)), fn(*combo))
+                        try:
+                            fn = eval(compile(f"lambda {params}: {Lowerer(prog).ex(side)}", "<atoll side>",
+                                              "eval"), ns)
+                            out.setdefault("values", {})[_src(prog, side)] = label(
+                                game.codec, prog.types.get(id(side)), fn(*combo))
+                        except Exception:   # a side that cannot be shown: the input still shows the violation
+                            pass
                     return V.VIOLATED, None, out
     except Exception:   # a partial operation (a missing key...), the budget, an unlowered form: z3 decides
         return None

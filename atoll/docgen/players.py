@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Optional
 
 from atoll.compiler import types as T
-from atoll.docgen import figures, variants
+from atoll.docgen import figures, rulebook, variants
 from atoll.docgen.prose import Prose, sentence, term, words
 from atoll.docgen.rst import code, emph, esc, heading, indent, label, table
 from atoll.docgen.rulebook import (SpecDoc, assumption_line, cites_text, constant_values,
                                    house_rules, metadata, notes_block, option_rows, options_table,
                                    summary, unmodelled_section, _config_words, _visibility,
-                                   assumptions, data_contents)
+                                   data_contents)
 from atoll.grammar import ast as A
 
 ELSEWHERE = "(given in the designer's edition)"
@@ -411,19 +411,9 @@ def requirements(doc: SpecDoc) -> list[str]:
 
 
 def assumptions_section(doc: SpecDoc) -> list[str]:
-    items = assumptions(doc)
-    if not items:
-        return ["The spec declares no modelling assumption.", ""]
-    out = [".. admonition:: These are the model's choices, not the rulebook's", "",
-           "   Each assumption below fills in something the rulebook does not give (data, "
-           "seating, the reading of a rule). Results that depend on one depend on the "
-           "assumption too.", ""]
-    rows = []
-    for kind, name, n in items:
-        shown = esc(words(name)) if name and " " not in name else "(a condition of an action)"
-        rows.append([esc(kind), shown, ":atoll-assumption:`assumption` " + esc(n.assumption)
-                     + (" " + cites_text(doc, n) if n.cites else "")])
-    return out + table(["kind", "rule", "assumption"], rows, [12, 18, 70])
+    """The designer's table, with each rule named in words."""
+    return rulebook.assumptions_section(
+        doc, lambda name: esc(words(name)) if name and " " not in name else "(a condition of an action)")
 
 
 # ---------------------------------------------------------------- the page

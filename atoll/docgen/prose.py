@@ -272,20 +272,21 @@ class Prose:
                 if tgt is None or val is None:
                     return None
                 out.append(f"- {tgt[0].upper() + tgt[1:]} becomes {val}.")
-            elif isinstance(s, A.Draw):
-                src = self._lvalue(s.source)
+            elif isinstance(s, (A.Draw, A.Roll)):   # chance that names its result for what follows
+                if isinstance(s, A.Draw):
+                    src = self._lvalue(s.source)
+                    line = f"- Draw one at random from {src}, called {term(s.name)}."
+                elif isinstance(s.source, A.Call) and s.source.func == "dice" and len(s.source.args) == 2:
+                    n, f = (self.value(a) for a in s.source.args)
+                    src = None if None in (n, f) else "dice"
+                    line = f"- Roll {n} dice with faces 1 to {f}; the result, lowest first, is called {term(s.name)}."
+                else:
+                    src = self.value(s.source)
+                    line = f"- Roll: one of {src} at random (it stays where it is), called {term(s.name)}."
                 if src is None:
                     return None
-                out.append(f"- Draw one at random from {src}.")
-            elif isinstance(s, A.Roll):
-                src = self.value(s.source)
-                if src is None:
-                    return None
-                out.append(f"- Roll: one of {src} at random (it stays where it is), called "
-                           f"{term(s.name)}." if not src.startswith("the roll of") else
-                           f"- Roll {src[len('the roll of '):]}; the result, lowest first, is called {term(s.name)}.")
                 rest = self.inside(**{s.name: term(s.name)}).effects(stmts[idx + 1:])
-                return None if rest is None else out + rest
+                return None if rest is None else out + [line] + rest
             elif isinstance(s, A.Deal):
                 n, src, dst = self.value(s.count), self._lvalue(s.source), self._lvalue(s.dest)
                 if None in (n, src, dst):

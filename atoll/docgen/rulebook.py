@@ -599,7 +599,10 @@ def _kind_word(node) -> str:
     return _KIND.get(type(node), type(node).__name__)
 
 
-def assumptions_section(doc: SpecDoc) -> list[str]:
+def assumptions_section(doc: SpecDoc, shown=None) -> list[str]:
+    """The modelling assumptions as a table; ``shown(name)`` writes the rule's
+    name (default: the spec's notation, for the designer's edition)."""
+    shown = shown or (lambda name: code(name) if name and " " not in name else lit(name))
     items = assumptions(doc)
     if not items:
         return ["The spec declares no modelling assumption.", ""]
@@ -607,7 +610,7 @@ def assumptions_section(doc: SpecDoc) -> list[str]:
            "   Each assumption below fills in something the rulebook does not give (data, "
            "seating, the reading of a rule). Results that depend on one depend on the "
            "assumption too.", ""]
-    rows = [[esc(kind), code(name) if name and " " not in name else lit(name),
+    rows = [[esc(kind), shown(name),
              ":atoll-assumption:`assumption` " + esc(n.assumption)
              + (" " + cites_text(doc, n) if n.cites else "")] for kind, name, n in items]
     return out + table(["kind", "rule", "assumption"], rows, [12, 18, 70])
