@@ -233,8 +233,8 @@ def action_text(game, st, action) -> str:
     """A move in the game's notation; positions on a board are shown with
     what lies there, and a set of them with the total of the cells' numbers."""
     if action.kind == "chance":
-        return "draw " + label(game.codec, _chance_type(st), action.params[0]) \
-            if st is not None and st.pending is not None else "a chance draw"
+        return st.chance_kind() + " " + label(game.codec, _chance_type(st), action.params[0]) \
+            if st is not None and st.pending is not None else "a chance outcome"
     spec = game.action_by_name[action.kind]
     boards = _boards(game, st)
     parts = []

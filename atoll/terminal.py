@@ -146,6 +146,11 @@ class Session:
         st.apply_action(a)
         cite = f" [{'; '.join(spec.cites)}]" if spec is not None and spec.cites else ""
         self.say(f"{text}{cite}")
+        # a roll, a branch described in words (not after a secret choice: the branch could tell it)
+        shown = [] if secret else st.events(viewer=self.me, actor=a.player,
+                                             show=lambda t, v: render.label(g.codec, t, v))
+        for ev in shown:
+            self.say(f"    » {ev}")
         for line in render.changes(g, before, render.snapshot(g, st, self.me)):
             self.say(f"    {line}")
 

@@ -148,6 +148,10 @@ def counterexample_lines(r) -> list:
                                f"{options_text(r.options) or 'none'}):", WIDTH, subsequent_indent="    ")
     if _explicit(r) and r.ok:
         out.append(f"  (the spec expects this: `expect {r.expected}`)")
+    if "computed" in cx:   # an exact probability or expectation: the value computed
+        out.append(f"  computed: {cx['computed']}")
+        out.append(f"  stated:   {cx['stated']}")
+        return out
     if "inputs" in cx:
         if "problem" in cx:
             out.append(f"  {cx['problem']}")
@@ -161,8 +165,14 @@ def counterexample_lines(r) -> list:
         cites = f" [{'; '.join(step['cites'])}]" if step["cites"] else ""
         who = "chance" if step["player"] == -1 else f"player {step['player']}"
         out.append(f"  {step['step']:>3}. {who}: {step['action']}{cites}")
+        for ev in step.get("events", ()):   # what happened on the way: a roll, a branch described in words
+            out.append(f"         » {ev}")
         for k, v in step["changes"].items():
             out.append(f"         {k} = {v}")
+    if cx.get("position"):
+        where = "after the last step" if cx["steps"] else "at the start, before any action"
+        out.append(f"  the position {where}:")
+        out.extend("    " + line for line in cx["position"].splitlines())
     out.append("  replay it as a regression test (copy it into a file under tests/ and run pytest):")
     out.extend("    " + line for line in cx["pytest"].splitlines())
     return out

@@ -12,6 +12,7 @@ from typing import Optional
 from atoll.compiler import stdlib
 from atoll.compiler import check_with
 from atoll.compiler import types as T
+from atoll.compiler.check_chance import check_chance_property
 from atoll.compiler.check_let import LetTupleChecks
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
@@ -704,6 +705,8 @@ POSSIBLE_EXPECTATIONS = {
     "terminates": ("proved", "holds", "violated", "unknown"),
     "reachable": ("witness", "no_witness", "unknown"),
     "almost_surely": ("proved", "violated", "unknown"),
+    "probability": ("proved", "violated", "unknown"),
+    "expectation": ("proved", "violated", "unknown"),
 }
 
 
@@ -766,6 +769,8 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
     elif pr.kind == "almost_surely" and pr.probability != 1:
         rep.add("A0103", f"only termination with probability 1 can be checked, not {pr.probability}", pr.span,
                 "write `terminates with probability 1`, or state a bound with `terminates by MEASURE per turn`")
+    elif pr.kind in ("probability", "expectation"):
+        check_chance_property(c, pr, where, Ctx)
     elif pr.kind in ("invariant", "reachable", "terminates"):
         ctx = Ctx(where, phase_refs=True)
         want = T.INT if pr.kind == "terminates" else T.BOOL

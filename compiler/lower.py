@@ -80,6 +80,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         self.pending: list[tuple] = []     # variants named but not yet emitted
         self.subst: dict[str, str] = {}    # a def's parameters, while its body is inlined
         self.overrides: dict[int, tuple] = {}   # slots read from locals (see post_by_substitution)
+        self._branches: Optional[dict] = None   # id of a described `if` -> its number (branch_event)
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
         self._def_facts: dict[str, tuple] = {}
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
@@ -471,6 +472,16 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         for s in stmts:
             self.stmt(s, depth)
 
+    def branch_event(self, s: A.If, depth: int) -> None:
+        """A branch described in words reports that it was taken (an event
+        for traces and play), by its number: no spec text enters the code."""
+        if s.notes.summary:
+            if self._branches is None:
+                self._branches = {id(n): k for k, (n, _) in enumerate(self.p.branch_notes())}
+            k = self._branches.get(id(s))
+            if k is not None:
+                self.emit(f"X.note({k})", depth)
+
     def stmt(self, s, depth: int) -> None:
         if isinstance(s, A.Assign):
             self.assign(s.target, self.ex(s.value), depth)
@@ -478,10 +489,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             self.emit(f"{self.target(s)} = {self.ex(s.value)}", depth)
         elif isinstance(s, A.If):
             self.emit(f"if {self.ex(s.cond)}:", depth)
+            self.branch_event(s, depth + 1)
             self.block(s.then, depth + 1)
             while len(s.else_) == 1 and isinstance(s.else_[0], A.If):   # `else if`: flat
                 s = s.else_[0]
                 self.emit(f"elif {self.ex(s.cond)}:", depth)
+                self.branch_event(s, depth + 1)
                 self.block(s.then, depth + 1)
             if s.else_:
                 self.emit("else:", depth)
@@ -500,7 +513,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             self.assign(s.source, b, depth)
         elif isinstance(s, A.Roll):   # with replacement: the collection is not changed
             ty = T.element(self.p.types.get(id(s.source), T.UNKNOWN))
-            self.emit(f"{N.local(s.name)}, _ = X.draw({N.stdlib('bag')}({self.ex(s.source)}), {ty!r})", depth)
+            how = "roll" if s.seen == "all" else f"roll {s.seen}"
+            self.emit(f"{N.local(s.name)}, _ = X.draw({N.stdlib('bag')}({self.ex(s.source)}), {ty!r}, "
+                      f"{how!r})", depth)
         elif isinstance(s, A.Deal):
             it, b = self.fresh("item"), self.fresh("bag")
             self.emit(f"for _ in range({self.ex(s.count)}):", depth)
@@ -604,6 +619,8 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         for pr in p.properties.values():
             if pr.kind in ("invariant", "reachable", "terminates"):
                 self.function(N.prop(pr.name), "S", self.ex(pr.body))
+            elif pr.script:   # `probability(E by ...)`: E read in the position reached, by its player
+                self.function(N.prop(pr.name), "S, me", self.ex(pr.body))
             if pr.when is not None:
                 self.function(N.prop_when(pr.name), "", self.ex(pr.when), static=True)
         if self.helpers:

@@ -441,6 +441,33 @@ def _eval_static(expr, prog, comp, ns):
     return eval(compile(src, "<option default>", "eval"), scope)
 
 
+def _phase_initial(prog, ns: dict, layout) -> list:
+    """The value each phase variable holds before its phase first starts: its
+    declared initial value when that reads no state and no player (so that a
+    property may read it in any position), else None (the value the phase
+    gives it when it starts is then the first)."""
+    from atoll.compiler.consts import Budget
+    from atoll.compiler.lower import Lowerer
+    names = layout.names
+    first = len(names) - sum(len(ph.vars) for ph in prog.phases.values())
+    out = [None] * (len(names) - first)
+    for ph in prog.phases.values():
+        for v in ph.vars:
+            lw = Lowerer(prog)
+            try:
+                src = lw.ex(v.init)
+                if lw.helpers:
+                    continue
+                scope = dict(ns)
+                scope.update(S=None, me=None)
+                with Budget():
+                    out[names.index(f"{ph.name}.{v.name}") - first] = eval(
+                        compile(src, "<phase variable>", "eval"), scope)
+            except Exception:   # it reads the state or a player: no value before the phase starts
+                continue
+    return out
+
+
 def _src(sources, span) -> str:
     text = sources.get(span.file, "")
     lines = text.splitlines()
@@ -497,12 +524,15 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             "int_watch": intbound.watched_slots(prog, checker, ns, codec, layout.names),
             "state_vars": [(v.name, v.scope) for v in prog.state.values()],
             "phase_slots": sum(len(ph.vars) for ph in prog.phases.values()),
+            "phase_initial": _phase_initial(prog, ns, layout),
             "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"],
             # for the terminal view (atoll.render): the declared types (which
             # ints are players) and the descriptions of the state and endings
             "declared": {v.name: v.type for v in prog.state.values()},
             "notes": {v.name: v.notes.summary for v in prog.state.values()},
-            "ending_notes": {en.name: en.notes.summary for en in prog.endings.values()}}
+            "ending_notes": {en.name: en.notes.summary for en in prog.endings.values()},
+            # the `if` branches described in words, by number (the events of traces and play)
+            "branch_notes": tuple(words for _, words in prog.branch_notes())}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

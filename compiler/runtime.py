@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from fractions import Fraction
 from itertools import islice
 from dataclasses import dataclass
 from typing import Optional, Union
@@ -61,9 +62,10 @@ class ModelError(RuntimeError):
 
 
 class _NeedChance(Exception):
-    def __init__(self, bag, elem_type):
+    def __init__(self, bag, elem_type, how="draw"):
         self.bag = bag
         self.elem_type = elem_type
+        self.how = how
 
 
 def _splitmix(seed: int, counter: int) -> int:
@@ -80,20 +82,29 @@ class Transaction:
     past its end, a draw stops the transaction so that the state can ask
     for the next outcome. Without ``forced``, draws use the state's seeded
     random stream.
+
+    ``events`` lists what happened on the way, for traces and play: each
+    chance outcome as ``(how, item, type)`` (``how``: "draw", "roll", or
+    "roll owner" / "roll nobody" for a roll seen only by the player acting /
+    by nobody) and each branch described in words as ``("note", k)``.
     """
-    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome")
+    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events")
 
     def __init__(self, seed: int, counter: int, forced: Optional[list] = None):
         self.seed, self.counter, self.forced, self.used = seed, counter, forced, 0
         self.end = None
         self.outcome = None
+        self.events = []
 
-    def draw(self, bag, elem_type):
+    def note(self, k: int) -> None:
+        self.events.append(("note", k))
+
+    def draw(self, bag, elem_type, how="draw"):
         if not bag:
             raise ModelError("a rule draws from an empty bag; guard the draw with `size(...) > 0`")
         if self.forced is not None:
             if self.used >= len(self.forced):
-                raise _NeedChance(bag, elem_type)
+                raise _NeedChance(bag, elem_type, how)
             item = self.forced[self.used]
             self.used += 1
             if item not in bag:   # pragma: no cover - outcomes are checked before
@@ -101,6 +112,7 @@ class Transaction:
         else:
             item = bag[_splitmix(self.seed, self.counter) % len(bag)]
             self.counter += 1
+        self.events.append((how, item, elem_type))
         i = bag.index(item)
         return item, bag[:i] + bag[i + 1:]
 
@@ -115,7 +127,7 @@ class _DryRun(Transaction):
     def __init__(self):
         super().__init__(0, 0, None)
 
-    def draw(self, bag, elem_type):
+    def draw(self, bag, elem_type, how="draw"):
         if not bag:
             raise ModelError("a rule draws from an empty bag")
         return bag[0], bag[1:]
@@ -184,7 +196,7 @@ def _cite(cites) -> str:
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
     __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
-                 "_legal")
+                 "_legal", "_events")
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -198,6 +210,7 @@ class State:
         self._hist: list = []       # the actions applied: ids, or Actions (whose id is computed when asked)
         self.chance_mode = "auto"
         self._legal = None
+        self._events: list = []    # what the last action did on the way (Transaction.events)
 
     @property
     def history(self) -> list[int]:
@@ -217,6 +230,7 @@ class State:
         c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
         c._legal = None
+        c._events = []
         return c
 
     def __eq__(self, other) -> bool:
@@ -255,15 +269,54 @@ class State:
     def round(self) -> int:
         return self.S[0]
 
-    def chance_outcomes(self) -> list[tuple[Action, float]]:
+    def _chance_counts(self):
+        """(outcome action, count, total) of the pending chance event, outcomes in order."""
         if not self.is_chance_node():
             return []
         bag, elem = self.pending[2], self.pending[3]
         counts = Counter(bag)
         total = len(bag)
+        return [(self.game._chance_action(item, elem), counts[item], total) for item in sorted(counts)]
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        return [(a, n / total) for a, n, total in self._chance_counts()]
+
+    def chance_fractions(self) -> list[tuple[Action, Fraction]]:
+        """The outcomes of the pending chance event with their exact
+        probabilities (each outcome's share of what is drawn from)."""
+        return [(a, Fraction(n, total)) for a, n, total in self._chance_counts()]
+
+    def chance_kind(self) -> str:
+        """What the pending chance event is: "roll" (with replacement) or
+        "draw" (out of a collection); "" at a state that is not a chance node."""
+        if not self.is_chance_node():
+            return ""
+        how = next((e[1] for e in self._events if e[0] == "waits"), "draw")
+        return how.split()[0]
+
+    def events(self, viewer: Optional[int] = None, actor: Optional[int] = None, show=None) -> list[str]:
+        """What the last action (with the automatic steps after it) did on the
+        way, in words: its chance outcomes (``rolled [3, 6]``) and the
+        branches described in words that it took. With ``viewer=None``
+        everything (a designer's trace); for a player, only what that player
+        may see: a roll unless it is `visible owner` (then only ``actor``, the
+        player who acted, sees it) or `visible nobody`; never what a draw
+        took out (where it went shows it, if it is visible). Empty while a
+        chance outcome is awaited (the action has not finished). ``show(type,
+        value)`` writes a value (default: as the spec writes it)."""
+        if self.pending is not None:
+            return []
         out = []
-        for item in sorted(counts):
-            out.append((self.game._chance_action(item, elem), counts[item] / total))
+        notes = self.game.info.get("branch_notes", ())
+        for ev in self._events:
+            how = ev[0]
+            if how == "note":
+                out.append(notes[ev[1]] if ev[1] < len(notes) else "")
+                continue
+            seen = viewer is None or how == "roll" or (how == "roll owner" and viewer == actor)
+            if seen:
+                verb = "drew" if how == "draw" else "rolled"
+                out.append(f"{verb} {(show or self.game.codec.text)(ev[2], ev[1])}")
         return out
 
     def legal_actions(self, player: Optional[int] = None) -> list[Action]:
@@ -435,7 +488,7 @@ class Game:
         st.S = [0] + [self.ns[N.init(name)]() if scope == "global" else
                       tuple(self.ns[N.init(name)]() for _ in range(self.num_players))
                       for name, scope in self.info["state_vars"]] + \
-               [None] * self.info["phase_slots"]
+               list(self.info.get("phase_initial") or [None] * self.info["phase_slots"])
         self._transact(st, None, [] if chance == "explicit" else None)
         return st
 
@@ -694,6 +747,7 @@ class Game:
                     action[0], action[1], action[2] if len(action) > 2 else None)
                 st.pending = (aid, list(forced or []), e.bag, e.elem_type)
                 st._legal = None
+                st._events = X.events + [("waits", e.how)]
                 return
             if isinstance(e, (IllegalAction, ModelError)) or not isinstance(e, Exception):
                 raise
@@ -705,6 +759,7 @@ class Game:
         st.rng[1] = X.counter
         st.pending = None
         st._legal = None
+        st._events = X.events
 
     def _take_slot(self, st: State, player: int) -> None:
         """Let ``player`` (still to choose in this stage) play now."""

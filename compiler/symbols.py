@@ -59,6 +59,17 @@ class Program:
         r = self.meta("players", (2, 2))
         return r if isinstance(r, tuple) else (r, r)
 
+    def branch_notes(self) -> list:
+        """The `if` branches described in words (``if c "in words" { }``), in
+        the order of the spec: (node, words). The lowered code reports a
+        branch taken by its position in this list (an event, atoll.render)."""
+        out, seen = [], set()
+        for n in A.walk((self.setup, tuple(self.phases.values()))):
+            if isinstance(n, A.If) and n.notes.summary and id(n) not in seen:
+                seen.add(id(n))
+                out.append((n, n.notes.summary))
+        return out
+
     def phase_var(self, phase: str, name: str) -> Optional[A.VarDecl]:
         ph = self.phases.get(phase)
         if ph is None:

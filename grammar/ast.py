@@ -346,6 +346,7 @@ class Roll:
     name: str
     source: Expr
     span: Span = _span()
+    seen: str = "all"     # who sees the outcome in play: all, owner (the player acting), nobody
 
 
 @dataclass(frozen=True)
@@ -640,9 +641,32 @@ class Binder:
 
 
 @dataclass(frozen=True)
+class ScriptStep:
+    """``name(args) * times`` in a probability's `by` list: the action to
+    play, the values of its parameters, how many times in a row. ``op`` is
+    the operator written before ``times`` (only ``*`` is meaningful)."""
+    name: str
+    args: tuple[Expr, ...] = ()
+    times: int = 1
+    op: str = "*"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Rational:
+    """An exact value ``num/den`` written in a property (``op`` the operator
+    written between them; only ``/`` is meaningful)."""
+    num: int
+    den: int = 1
+    op: str = "/"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class PropertyDecl:
     """A property for `atoll verify`. ``kind``: theorem, witness, well_defined,
-    invariant, deadlock_free, terminates, reachable. ``expect``: the verdict the author
+    invariant, deadlock_free, terminates, reachable, almost_surely, probability,
+    expectation. ``expect``: the verdict the author
     expects (proved, holds, violated, witness, no_witness, unknown), or None
     (expects it to hold)."""
     name: str
@@ -656,6 +680,10 @@ class PropertyDecl:
     step: str = ""
     expect: Optional[str] = None
     probability: Optional[int] = None   # `terminates with probability 1`
+    fors: tuple[CompFor, ...] = ()       # `probability(E for r in D ...)`: the draws
+    script: tuple[ScriptStep, ...] = ()  # `probability(E by a(), b() * 2)`: the actions
+    compare: str = ""                    # the comparison with the stated value
+    value: Optional[Rational] = None     # the stated probability or expectation
     notes: Notes = Notes()
     span: Span = _span()
 

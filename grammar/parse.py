@@ -162,6 +162,36 @@ class _ToAst(Transformer):
     def prop_reachable(self, meta, body):
         return dict(kind="reachable", body=body)
 
+    def _chance_prop(self, kind, body, over, op, value):
+        fors, script = over
+        return dict(kind=kind, body=body, fors=fors, script=script, compare=str(op), value=value)
+
+    def prop_probability(self, meta, body, over, op, value):
+        return self._chance_prop("probability", body, over, op, value)
+
+    def prop_expectation(self, meta, body, over, op, value):
+        return self._chance_prop("expectation", body, over, op, value)
+
+    def over_outcomes(self, meta, *fors):
+        return (tuple(fors), ())
+
+    def over_script(self, meta, *steps):
+        return ((), tuple(steps))
+
+    def script_step(self, meta, name, *rest):
+        *args, op, times = rest
+        args = tuple(a for a in args if a is not None)
+        return A.ScriptStep(str(name), args, 1 if times is None else int(times),
+                            "*" if op is None else str(op), self._s(meta))
+
+    def rational(self, meta, num, op, den):
+        return A.Rational(int(num), 1 if den is None else int(den), "/" if op is None else str(op),
+                          self._s(meta))
+
+    def neg_rational(self, meta, num, op, den):
+        r = self.rational(meta, num, op, den)
+        return A.Rational(-r.num, r.den, r.op, r.span)
+
     def property_decl(self, meta, name, when, notes, body, expect):
         return A.PropertyDecl(str(name), when=when, notes=notes, expect=expect,
                               span=_tok_span(self.file, name), **body)
@@ -396,8 +426,8 @@ class _ToAst(Transformer):
     def draw_stmt(self, meta, name, source):
         return A.Draw(str(name), source, self._s(meta))
 
-    def roll_stmt(self, meta, name, source):
-        return A.Roll(str(name), source, self._s(meta))
+    def roll_stmt(self, meta, name, source, seen=None):
+        return A.Roll(str(name), source, self._s(meta), seen or "all")
 
     def deal_stmt(self, meta, count, source, dest):
         return A.Deal(count, source, dest, self._s(meta))

@@ -148,8 +148,9 @@ def check_almost_sure(game, pr, games: int, seed: int, spec_path: str, max_state
                        if g.edges.get(k) else "the game is stuck here: no move, and it has not ended")
             run = Run(problem, _path(g, k), 0, 0, "violation", chance="explicit")
             run.steps = len(run.actions)
+            chk = PlayCheck(game, pr)
             cex = {"seed": 0, "chance": "explicit", "problem": problem,
-                   "steps": PlayCheck(game, pr).trace(run),
+                   "steps": chk.trace(run), "position": chk.position,
                    "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name)}
             detail["reason"] = f"{len(g.order) - len(rank):,} of {len(g.order):,} reachable states can avoid the end"
             return "exhaustive search", V.VIOLATED, detail, cex

@@ -237,6 +237,7 @@ def _search_verdict(chk, game, pr, spec_path, ex, seed, shortest):
     steps = chk.trace(run)
     return V.VIOLATED, base, {
         "seed": seed, "chance": "explicit", "problem": ex.problem, "steps": steps,
+        "position": chk.position,
         "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name,
                                  _labels(steps))}
 
@@ -343,7 +344,7 @@ def _cut_words(tally, play_seconds) -> str:
 
 def _cex(chk, game, spec_path, pr, run):
     steps = chk.trace(run)
-    return {"seed": run.seed, "problem": run.violation, "steps": steps,
+    return {"seed": run.seed, "problem": run.violation, "steps": steps, "position": chk.position,
             "pytest": pytest_snippet(spec_path, game.num_players, game.options, run, pr.name,
                                      _labels(steps))}
 

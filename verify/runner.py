@@ -13,6 +13,7 @@ from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter, SpecError
 from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
+from atoll.verify.chance import check_chance
 from atoll.verify.almost_sure import check_almost_sure
 from atoll.verify.solver import check_theorem, check_well_defined, check_witness
 from atoll.verify.termination import check_measure, check_turn_measure
@@ -130,6 +131,8 @@ def check_one(prog, game, pr, games, seed, spec_path, timeout_ms):
     elif pr.kind == "witness":
         method = "z3 optimize" if pr.objective else "z3"
         verdict, detail, counterexample = check_witness(prog, game, pr, timeout_ms)
+    elif pr.kind in ("probability", "expectation"):
+        method, verdict, detail, counterexample = check_chance(prog, game, pr, timeout_ms)
     elif pr.kind == "almost_surely":
         method, verdict, detail, counterexample = check_almost_sure(game, pr, games, seed, str(spec_path))
     elif pr.kind == "terminates" and pr.step == "action":

@@ -55,6 +55,7 @@ class PlayCheck:
         self.fn = game.ns.get(N.prop(pr.name))
         self.deadline: Optional[float] = None   # perf_counter time past which games are cut
         self.record_states = False
+        self.position = ""     # the position the last trace ended in, as text
 
     # ------------------------------------------------------------ checks
     def measure(self, state) -> int:
@@ -260,7 +261,7 @@ class PlayCheck:
             player = state.current_player()
             action = next(a for a in state.legal_actions() if a.id == aid)
             # in the game's one notation (atoll.render: a card is `yellow 3`)
-            text = "draw " + label(g.codec, state.pending[3], action.params[0]) \
+            text = state.chance_kind() + " " + label(g.codec, state.pending[3], action.params[0]) \
                 if action.kind == "chance" and state.pending is not None else move_label(g, action)
             spec = g.action_by_name.get(action.kind)
             try:
@@ -276,12 +277,22 @@ class PlayCheck:
                     changes[name] = change_text(g.codec, view[name], before[j], state.S[j])
             out.append({"step": i + 1, "player": player, "action": text, "id": aid,
                         "rule": action.kind, "cites": list(spec.cites) if spec else [],
-                        "changes": changes})
+                        "changes": changes,
+                        "events": state.events(show=lambda t, v: label(g.codec, t, v))})
         if run.failed:
             out.append({"step": len(out) + 1, "player": state.current_player(), "action": run.failed,
                         "id": None, "rule": run.failed.split("(")[0], "cites": [],
                         "changes": {"(failed)": run.violation}})
+        self.position = _describe(state)
         return out
+
+
+def _describe(st) -> str:
+    """The position a trace ends in, as text (shown with every counterexample)."""
+    try:
+        return str(st)
+    except Exception as e:   # a view that cannot be drawn must not hide the counterexample
+        return f"(the position cannot be shown: {type(e).__name__}: {e})"
 
 
 def _position(game, st):

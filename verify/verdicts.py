@@ -37,7 +37,7 @@ EXPECTATIONS = {
 DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "well_defined": "proved",
                        "invariant": "holds",
                        "deadlock_free": "holds", "terminates": "holds", "reachable": "witness",
-                       "almost_surely": "proved"}
+                       "almost_surely": "proved", "probability": "proved", "expectation": "proved"}
 
 
 @dataclass
@@ -92,6 +92,8 @@ def with_evidence(kind: str, method: str, verdict: str, detail) -> dict:
         detail["evidence"] = {"z3": "z3: over an abstraction of the state (collections known by "
                                     "their size), no action leaves the measure as high, and the "
                                     "measure starts at the bound shown"}
+    elif method.startswith("exact enumeration"):
+        detail["evidence"] = {"exact": _exact_grounds(detail, verdict)}
     elif method == "enumeration":
         n = (detail.get("enumerated") if detail else None)
         detail["evidence"] = {"z3": (f"every one of the {_n(n)} inputs checked in Python, as the model "
@@ -102,6 +104,20 @@ def with_evidence(kind: str, method: str, verdict: str, detail) -> dict:
     else:
         detail["evidence"] = {"z3": "no answer: " + str(detail.get("reason", "see the detail"))}
     return detail
+
+
+def _exact_grounds(detail: dict, verdict: str) -> str:
+    """What an exact probability or expectation rests on."""
+    if verdict == UNKNOWN:
+        return "no answer: " + str(detail.get("reason", "see the detail"))
+    if "outcomes" in detail:
+        given = f" ({detail['given']})" if detail.get("given") else ""
+        return (f"exact: every one of the {_n(detail['outcomes'])} outcomes of the draws "
+                f"weighed with fractions{given}")
+    stopped = "; ".join(f"{why}: {p}" for why, p in detail.get("stopped", {}).items())
+    return (f"exact: every line of play along the {actions(detail['actions'])} named followed, "
+            f"chance outcomes weighed with fractions ({_states(detail['positions'])}, "
+            f"{_n(detail['chance events'])} chance events; where play stopped: {stopped})")
 
 
 def _n(x: int) -> str:
@@ -122,6 +138,8 @@ def evidence_text(detail) -> str:
     parts = []
     if "z3" in ev:
         parts.append(ev["z3"])
+    if "exact" in ev:
+        parts.append(ev["exact"])
     s = ev.get("search")
     if s:
         if s["complete"]:

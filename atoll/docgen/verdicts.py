@@ -63,6 +63,8 @@ def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
     out = heading(f"Counterexample: {r.property}", "^")
     out += [f"{r.players} players, options: {esc(', '.join(f'{k}={v}' for k, v in r.options.items()))}.",
             ""]
+    if "computed" in cx:   # an exact probability or expectation
+        return out + [f"- computed: {esc(cx['computed'])}", f"- stated: {esc(cx['stated'])}", ""]
     if "inputs" in cx:
         if cx.get("problem"):
             out += [esc(cx["problem"]), ""]
@@ -76,8 +78,10 @@ def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
         cites = f" (rulebook: {esc('; '.join(step['cites']))})" if step.get("cites") else ""
         out.append(f"{step['step']}. {who}: {code(step['action'])}{cites}")
         changes = step.get("changes") or {}
-        if changes:
-            out += [""] + [f"   - {code(k)} = {esc(v)}" for k, v in changes.items()] + [""]
+        events = step.get("events") or []
+        if changes or events:
+            out += [""] + [f"   - {esc(ev)}" for ev in events] + \
+                [f"   - {code(k)} = {esc(v)}" for k, v in changes.items()] + [""]
     out.append("")
     if doc is not None and ctx is not None:
         out += _final_position(r, doc, ctx)
