@@ -56,6 +56,12 @@ def invariants(game) -> list[tuple[str, Callable]]:
         if when is None or when():
             fn = game.ns[N.prop(name)]
             out.append((name, lambda st, fn=fn: bool(fn(st.S))))
+    for name, action in game.info.get("action_invariants", ()):   # over every legal action of its kind
+        when = game.ns.get(N.prop_when(name))
+        if when is None or when():
+            fn = game.ns[N.prop(name)]
+            out.append((name, lambda st, fn=fn, action=action: st.is_chance_node() or all(
+                fn(st.S, a.player, *a.params) for a in st.legal_actions() if a.kind == action)))
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Optional
 from atoll.compiler import stdlib
 from atoll.compiler import check_with
 from atoll.compiler import types as T
-from atoll.compiler.check_chance import check_chance_property
+from atoll.compiler.check_chance import check_action_invariant, check_chance_property
 from atoll.compiler.check_let import LetTupleChecks
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
@@ -701,6 +701,7 @@ POSSIBLE_EXPECTATIONS = {
     "theorem": ("proved", "holds", "violated", "unknown"),
     "witness": ("witness", "no_witness", "unknown"),
     "invariant": ("proved", "holds", "violated", "unknown"),
+    "action_invariant": ("proved", "holds", "violated", "unknown"),
     "deadlock_free": ("proved", "holds", "violated", "unknown"),
     "terminates": ("proved", "holds", "violated", "unknown"),
     "reachable": ("witness", "no_witness", "unknown"),
@@ -771,6 +772,8 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
                 "write `terminates with probability 1`, or state a bound with `terminates by MEASURE per turn`")
     elif pr.kind in ("probability", "expectation"):
         check_chance_property(c, pr, where, Ctx)
+    elif pr.kind == "action_invariant":
+        check_action_invariant(c, pr, where, Ctx)
     elif pr.kind in ("invariant", "reachable", "terminates"):
         ctx = Ctx(where, phase_refs=True)
         want = T.INT if pr.kind == "terminates" else T.BOOL

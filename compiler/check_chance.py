@@ -38,6 +38,28 @@ def check_chance_property(c, pr: A.PropertyDecl, where: str, ctx_type) -> None:
     c.expect(want, c.expr(pr.body, ctx_type(where, me=True, phase_refs=True)), pr.body.span, what)
 
 
+def check_action_invariant(c, pr: A.PropertyDecl, where: str, ctx_type) -> None:
+    """`invariant forall act(a, b): E`: E reads the state, the action's phase
+    variables, ``me`` (the player who may play it) and its parameters, named
+    in order."""
+    rep = c.rep
+    found = c.p.actions.get(pr.action)
+    if found is None:
+        rep.add("A0101", f"no action is named `{pr.action}`", pr.span,
+                did_you_mean(pr.action, c.p.actions) or "name an action declared in a phase")
+        return
+    phase, a = found
+    if len(pr.action_params) != len(a.params):
+        rep.add("A0104", f"`{pr.action}` has {len(a.params)} parameter{'s' * (len(a.params) != 1)}, "
+                f"not {len(pr.action_params)}", pr.span,
+                f"name each one, in order: `{pr.action}({', '.join(q.name for q in a.params)})`")
+        return
+    ctx = ctx_type(where, me=True, phase=phase, phase_refs=True)
+    for name, q in zip(pr.action_params, a.params):
+        ctx = ctx.bind(name, c.resolve(q.type))
+    c.expect(T.BOOL, c.expr(pr.body, ctx), pr.body.span, f"the body of {where}")
+
+
 def _check_step(c, step: A.ScriptStep, ctx_type) -> None:
     rep = c.rep
     if step.op != "*" or not 1 <= step.times <= MAX_TIMES:

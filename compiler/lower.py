@@ -621,6 +621,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
                 self.function(N.prop(pr.name), "S", self.ex(pr.body))
             elif pr.script:   # `probability(E by ...)`: E read in the position reached, by its player
                 self.function(N.prop(pr.name), "S, me", self.ex(pr.body))
+            elif pr.kind == "action_invariant":   # of a legal action: its player and parameters
+                self.function(N.prop(pr.name), "".join(["S, me"] + [", " + N.local(n) for n in pr.action_params]),
+                              self.ex(pr.body))
             if pr.when is not None:
                 self.function(N.prop_when(pr.name), "", self.ex(pr.when), static=True)
         if self.helpers:

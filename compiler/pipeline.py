@@ -526,6 +526,8 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             "phase_slots": sum(len(ph.vars) for ph in prog.phases.values()),
             "phase_initial": _phase_initial(prog, ns, layout),
             "invariants": [pr.name for pr in prog.properties.values() if pr.kind == "invariant"],
+            "action_invariants": [(pr.name, pr.action) for pr in prog.properties.values()
+                                  if pr.kind == "action_invariant"],
             # for the terminal view (atoll.render): the declared types (which
             # ints are players) and the descriptions of the state and endings
             "declared": {v.name: v.type for v in prog.state.values()},

@@ -665,8 +665,8 @@ class Rational:
 @dataclass(frozen=True)
 class PropertyDecl:
     """A property for `atoll verify`. ``kind``: theorem, witness, well_defined,
-    invariant, deadlock_free, terminates, reachable, almost_surely, probability,
-    expectation. ``expect``: the verdict the author
+    invariant, action_invariant, deadlock_free, terminates, reachable,
+    almost_surely, probability, expectation. ``expect``: the verdict the author
     expects (proved, holds, violated, witness, no_witness, unknown), or None
     (expects it to hold)."""
     name: str
@@ -684,6 +684,8 @@ class PropertyDecl:
     script: tuple[ScriptStep, ...] = ()  # `probability(E by a(), b() * 2)`: the actions
     compare: str = ""                    # the comparison with the stated value
     value: Optional[Rational] = None     # the stated probability or expectation
+    action: str = ""                     # `invariant forall conquer(line): ...`: the action
+    action_params: tuple[str, ...] = ()  # and the names given to its parameters
     notes: Notes = Notes()
     span: Span = _span()
 

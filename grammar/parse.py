@@ -150,6 +150,11 @@ class _ToAst(Transformer):
     def prop_invariant(self, meta, body):
         return dict(kind="invariant", body=body)
 
+    def prop_action_invariant(self, meta, action, *rest):
+        *names, body = rest
+        return dict(kind="action_invariant", action=str(action),
+                    action_params=tuple(str(n) for n in names if n is not None), body=body)
+
     def prop_deadlock(self, meta):
         return dict(kind="deadlock_free")
 

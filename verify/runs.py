@@ -68,6 +68,26 @@ class PlayCheck:
             raise PropertyError(f"the property cannot be evaluated in this state "
                                 f"({type(e).__name__}: {e})") from None
 
+    def bad_action(self, state) -> Optional[str]:
+        """The first legal action of the property's kind (every one is
+        listed) that breaks it, in words with its rule's citation; or None."""
+        if state.is_terminal() or state.is_chance_node():
+            return None
+        spec = self.game.action_by_name[self.pr.action]
+        for a in state.legal_actions():
+            if a.kind != self.pr.action:
+                continue
+            try:
+                ok = self.fn(state.S, a.player, *a.params)
+            except Exception as e:
+                raise PropertyError(f"the property cannot be evaluated for the legal "
+                                    f"`{move_label(self.game, a)}` ({type(e).__name__}: {e})") from None
+            if not ok:
+                cite = f" (rulebook: {'; '.join(spec.cites)})" if spec.cites else ""
+                return (f"player {a.player} may play `{move_label(self.game, a)}`, which breaks it: "
+                        f"the rule that allows it is action `{spec.name}` of phase `{spec.phase}`{cite}")
+        return None
+
     def step_key(self, state, steps: int):
         if self.pr.step == "action":
             return steps
@@ -79,6 +99,8 @@ class PlayCheck:
         kind = self.pr.kind
         if kind == "invariant" and not self.value(state):
             return "the invariant is false in this state"
+        if kind == "action_invariant":
+            return self.bad_action(state)
         if kind == "deadlock_free" and not state.is_terminal() and not state.legal_actions():
             return f"no legal action in phase `{state.phase()}` for player {state.current_player()}"
         if kind == "reachable" and self.value(state):

@@ -35,7 +35,7 @@ EXPECTATIONS = {
 
 # With no `expect`, a property expects to hold (or, for a search, to find).
 DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "well_defined": "proved",
-                       "invariant": "holds",
+                       "invariant": "holds", "action_invariant": "holds",
                        "deadlock_free": "holds", "terminates": "holds", "reachable": "witness",
                        "almost_surely": "proved", "probability": "proved", "expectation": "proved"}
 

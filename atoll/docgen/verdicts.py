@@ -17,10 +17,13 @@ _KIND_WORDS = {
     "witness": "witness search (z3)",
     "well_defined": "well-definedness of a rule stated by cases (z3)",
     "invariant": "invariant (checked in play)",
+    "action_invariant": "invariant of every legal action (checked in search and play)",
     "deadlock_free": "deadlock freedom (checked in play)",
     "terminates": "termination",
     "reachable": "reachability (a witness game)",
     "almost_surely": "termination with probability 1 (every reachable state searched)",
+    "probability": "an exact probability (computed with fractions)",
+    "expectation": "an exact mean (computed with fractions)",
 }
 
 
