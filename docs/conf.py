@@ -42,4 +42,5 @@ html_theme_options = {"description": "Board-game rules, written once: checked, p
 # Internal types of the compiler that the documented `Compiled` refers to;
 # they are not part of the public API, so they have no page.
 nitpick_ignore = [("py:class", "atoll.compiler.symbols.Program"),
-                  ("py:class", "atoll.compiler.lower.Layout")]
+                  ("py:class", "atoll.compiler.lower.Layout"),
+                  ("py:class", "fractions.Fraction")]
