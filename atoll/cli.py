@@ -43,6 +43,13 @@ EXAMPLES = {
                 "summary. --dask needs the extra: pip install \"atoll[dask]\"; the workers of a\n"
                 "remote cluster need atoll installed.",
     "lower": "examples:\n  atoll lower spec/GAME.atoll | less",
+    "serve": "examples:\n  atoll serve spec/GAME.atoll --players 3            # then open http://127.0.0.1:8000/\n"
+             "  atoll serve spec/GAME.atoll --seat all             # hot-seat: you play every seat\n"
+             "  atoll verify spec/GAME.atoll --json > report.json\n"
+             "  atoll serve spec/GAME.atoll --trace report.json --property NAME   # then open /trace\n\n"
+             "The page plays the spec and every spec under its folder. Needs the web extra:\n"
+             "pip install \"atoll[web]\" (Starlette and Uvicorn). It listens on 127.0.0.1 only,\n"
+             "unless --host says otherwise.",
     "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
     "docs": "examples:\n  atoll docs                        # the project's docs/ into docs/_build/html\n"
             "  atoll docs -o site --games 20     # a smaller verification budget\n"
@@ -301,6 +308,13 @@ def cmd_play(args, stdin=None, out=None) -> int:
                          auto=args.auto)
 
 
+# ---------------------------------------------------------------- serve
+
+def cmd_serve(args) -> int:
+    from atoll.web.serve import serve
+    return serve(args, _options(args.option), _usage_error, spec_failure)
+
+
 # ---------------------------------------------------------------- lower
 
 def cmd_lower(args) -> int:
@@ -509,6 +523,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--auto", action="store_true",
                    help="play your move for you when it is your only one (a forced move)")
+
+    p = add("serve", "Play a spec in the browser, or step through a trace of it (a local web app).",
+            cmd_serve)
+    game_args(p)
+    p.add_argument("--seat", default="0", metavar="N|all",
+                   help="the seat you play (default 0); `all`: every seat in turn (hot-seat)")
+    p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--trace", metavar="FILE", help="a trace to step through at /trace: a report "
+                   "of `atoll verify --json` (a counterexample or a witness), a replay of "
+                   "`atoll simulate --replays`, or a saved game")
+    p.add_argument("--property", metavar="NAME", help="with --trace: the property of the report "
+                   "whose trace to show (default: the first that has one)")
 
     p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
             "folder, every spec under it.", cmd_verify)

@@ -268,7 +268,23 @@ def example_turn(doc, ctx) -> list[str]:
     out.append("")
     out += position_pictures(doc, ctx, game, after, player, f"{doc.slug}-example-after",
                              "after the turn")
-    return out
+    return out + _turn_viewer(doc, ctx, game, before, after, i + 1)
+
+
+def _turn_viewer(doc, ctx, game, before, after, turn: int) -> list[str]:
+    """The turn as a step-through viewer: the position after each move."""
+    if getattr(ctx, "trace", None) is None:
+        return []
+    from atoll.web import traces, viewer
+    src = traces.Source("example", game.num_players, dict(game.options), ctx.example_seed,
+                        after.history, chance="auto")
+    try:
+        tr = traces.build(doc, game, src, first=len(before.history))
+    except traces.TraceError:   # pragma: no cover - the game was played by these rules
+        return []
+    caption = f"{game.title}: turn {turn} of an example game"
+    return ["Step through the turn:", ""] + ctx.trace(f"{doc.slug}-example-turn",
+                                                      viewer.trace_html(tr, caption))
 
 
 def value_words(v) -> str:

@@ -39,9 +39,10 @@
     box.querySelector(".atoll-trace-prev").addEventListener("click", function () { show(at - 1); });
     box.querySelector(".atoll-trace-next").addEventListener("click", function () { show(at + 1); });
     box.querySelector(".atoll-trace-last").addEventListener("click", function () { show(last); });
-    box.querySelector(".atoll-trace-goto").addEventListener("click", function () {
-      show(parseInt(box.dataset.at, 10) || 0);
-    });
+    var goto = box.querySelector(".atoll-trace-goto");
+    if (goto) {
+      goto.addEventListener("click", function () { show(parseInt(box.dataset.at, 10) || 0); });
+    }
     slider.addEventListener("input", function () { show(parseInt(slider.value, 10) || 0); });
     box.tabIndex = 0;
     box.addEventListener("keydown", function (e) {

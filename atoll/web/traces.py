@@ -178,10 +178,9 @@ def _report(d: dict, prop: Optional[str], spec_name: Optional[str]) -> Source:
         if not mine:
             raise TraceError(f"the report has no property {prop}; it has: "
                              + ", ".join(str(r.get("property")) for r in results))
-        found = _result(mine[0], loud=True)
-        return found
+        return from_result(mine[0], loud=True)
     for r in results:
-        found = _result(r, loud=False)
+        found = from_result(r, loud=False)
         if found is not None:
             return found
     raise TraceError("no property of the report has a trace (only a counterexample or a witness "
@@ -189,7 +188,9 @@ def _report(d: dict, prop: Optional[str], spec_name: Optional[str]) -> Source:
                      + ", ".join(f"{r.get('property')} {r.get('verdict')}" for r in results))
 
 
-def _result(r: dict, loud: bool) -> Optional[Source]:
+def from_result(r: dict, loud: bool = True) -> Optional[Source]:
+    """The trace of one result of a verify report (``Result.to_json()``);
+    None (``loud``: ``TraceError``) when it has none."""
     name, verdict = str(r.get("property")), str(r.get("verdict", ""))
     cx, detail = r.get("counterexample"), r.get("detail") or {}
     try:
@@ -252,11 +253,13 @@ def replay(game, src: Source):
     raise last_error or TraceError("the trace does not replay")
 
 
-def build(doc, game, src: Source, title: str = "") -> Trace:
+def build(doc, game, src: Source, title: str = "", first: int = 0) -> Trace:
     """The frames of a trace: the position at each step, drawn as the
     mover sees it, with the action, its rule and what it changed; the
     property's body is evaluated at every frame (an invariant's first
-    false frame, a witness's first true one, is where it is marked)."""
+    false frame, a witness's first true one, is where it is marked).
+    ``first``: the frames from the position after that many steps only
+    (an example turn in the middle of a game)."""
     from atoll.docgen import figures
     from atoll.verify.runs import change_text
     start, steps = replay(game, src)
@@ -285,9 +288,15 @@ def build(doc, game, src: Source, title: str = "") -> Trace:
                 f.holds = None
         return f
 
-    first = start.current_player()
-    frames = [frame(0, start, first)]
+    first = max(0, min(first, len(steps)))
+    if first == 0:
+        frames = [frame(0, start, start.current_player())]
+    else:
+        before, a, after = steps[first - 1]
+        frames = [frame(first, after, a.player)]
     for k, (before, a, after) in enumerate(steps, 1):
+        if k <= first:
+            continue
         f = frame(k, after, a.player)
         f.who = "chance" if a.player == CHANCE or a.kind == "chance" else f"player {a.player}"
         f.action = render.action_text(game, before, a)
@@ -301,7 +310,7 @@ def build(doc, game, src: Source, title: str = "") -> Trace:
         frames.append(f)
     if src.failed:
         last = frames[-1]
-        frames.append(Frame(len(frames), who="", action=src.failed, pictures=last.pictures,
+        frames.append(Frame(last.step + 1, who="", action=src.failed, pictures=last.pictures,
                             values=last.values, headline=last.headline))
     at = _mark(frames, pr, src)
     return Trace(title or game.title, src, frames, svgs, at)
@@ -312,9 +321,9 @@ def _mark(frames: list, pr, src: Source) -> int:
     false or a witness's condition true, else the last frame."""
     at = len(frames) - 1
     if pr is not None and pr.kind == "invariant":
-        at = next((f.step for f in frames if f.holds is False), at)
+        at = next((i for i, f in enumerate(frames) if f.holds is False), at)
     elif pr is not None and pr.kind == "reachable":
-        at = next((f.step for f in frames if f.holds is True), at)
+        at = next((i for i, f in enumerate(frames) if f.holds is True), at)
     if src.kind == "counterexample":
         what = f"here `{src.prop}` fails" + (f": {src.problem}" if src.problem else "")
     elif src.kind == "witness":

@@ -23,13 +23,16 @@ def frame_html(tr: Trace, k: int) -> str:
     marked = k == tr.at and f.problem
     out = [f"<section class='atoll-trace-frame{' atoll-trace-marked' if marked else ''}' "
            f"data-step='{k}'>"]
-    if k == 0:
+    if f.step == 0:
         out.append(f"<p class='atoll-trace-head'><b>Start</b> (after setup): {_e(f.headline)}</p>")
+    elif k == 0:
+        out.append(f"<p class='atoll-trace-head'><b>Before</b> (after {f.step} actions): "
+                   f"{_e(f.headline)}</p>")
     elif f.rule or f.who:
-        out.append(f"<p class='atoll-trace-head'><b>Step {k}</b>: {_e(f.who)} plays "
+        out.append(f"<p class='atoll-trace-head'><b>Step {f.step}</b>: {_e(f.who)} plays "
                    f"<code class='atoll-trace-action'>{_e(f.action)}</code></p>")
     else:
-        out.append(f"<p class='atoll-trace-head'><b>Step {k}</b>: "
+        out.append(f"<p class='atoll-trace-head'><b>Step {f.step}</b>: "
                    f"<code class='atoll-trace-action'>{_e(f.action)}</code></p>")
     if f.rule:
         cites = f" <span class='atoll-trace-cites'>(rulebook: {_e('; '.join(f.cites))})</span>" \
@@ -42,7 +45,7 @@ def frame_html(tr: Trace, k: int) -> str:
         word = "holds" if f.holds else "does not hold"
         out.append(f"<p class='atoll-trace-holds'><code>{_e(tr.source.prop)}</code>: "
                    f"its condition {word} here</p>")
-    if f.changes:
+    if f.changes and k:
         out.append("<ul class='atoll-trace-changes'>" + "".join(
             f"<li><code>{_e(n)}</code> = {_e(v)}</li>" for n, v in f.changes) + "</ul>")
     elif k:
@@ -76,7 +79,8 @@ def trace_html(tr: Trace, caption: str = "") -> str:
            "aria-label='step'/>"
            "<button type='button' class='atoll-trace-next'>next &#x25B6;</button>"
            "<button type='button' class='atoll-trace-last'>end &raquo;</button>"
-           f"<button type='button' class='atoll-trace-goto'>go to the marked step ({tr.at})</button>"
+           + (f"<button type='button' class='atoll-trace-goto'>go to the marked step ({tr.at})</button>"
+              if tr.frames[tr.at].problem else "") +
            f"<span class='atoll-trace-pos' aria-live='polite'>step 0 of {n}</span></div>",
            "<noscript><p>(The pictures and the stepping need JavaScript; every step is "
            "listed below.)</p></noscript>"]
