@@ -267,8 +267,9 @@ def cmd_simulate(args) -> int:
     if args.workers is not None and args.dask != "local":
         return _usage_error("--workers sets the size of a new local cluster (--dask local); "
                             "a remote cluster has its own workers")
-    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
-        return _usage_error(f"--report takes a folder; {args.report} is a file")
+    for flag, folder in (("--report", args.report), ("--replays", args.replays)):
+        if folder and Path(folder).exists() and not Path(folder).is_dir():
+            return _usage_error(f"{flag} takes a folder; {folder} is a file")
     game = _load(args)
     prog = Progress(args.n, "simulating", None if not args.json else False)
     if args.dask is None:
@@ -294,6 +295,14 @@ def cmd_simulate(args) -> int:
         except OSError as e:
             return _usage_error(f"cannot write the report to {args.report}: {e.strerror or e}")
         print(f"report: {written[0]} and {written[1]}", file=sys.stderr if args.json else sys.stdout)
+    if args.replays:
+        from atoll.simulation import write_replays
+        try:
+            written = write_replays(game, args.spec, r, args.replays, args.max_steps, args.check)
+        except OSError as e:
+            return _usage_error(f"cannot write the replays to {args.replays}: {e.strerror or e}")
+        print(f"replays: {len(written)} in {args.replays} (atoll serve {args.spec} --trace "
+              f"{written[0]})", file=sys.stderr if args.json else sys.stdout)
     return 1 if r["problems"] else 0
 
 
@@ -508,6 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="DIR", help="also write a balance report into DIR: "
                    "report.md, report.html and SVG plots (seat advantage with a significance "
                    "test, game lengths, scores per seat, endings)")
+    p.add_argument("--replays", metavar="DIR", help="also write a replay (seed-N.json) of every "
+                   "game that ended on a problem, or of the first game when none did: "
+                   "`atoll serve SPEC --trace DIR/seed-N.json` steps through it")
     p.add_argument("--dask", metavar="local|ADDRESS", help="play the games on Dask: `local` "
                    "starts a local cluster, an address such as tcp://HOST:8786 uses a running "
                    "scheduler (needs atoll[dask])")

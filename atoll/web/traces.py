@@ -144,6 +144,7 @@ def _replay(d: dict) -> Source:
         raise TraceError("the replay: `chance` is neither auto nor explicit")
     return Source("replay", players, options, seed, _ints(d.get("actions"), "the replay's actions"),
                   chance=chance, problem=str(d.get("problem") or ""), spec=d.get("spec"),
+                  prop=d.get("property") if isinstance(d.get("property"), str) else None,
                   verdict=str(d.get("problem") or d.get("ending") or ""))
 
 
