@@ -68,7 +68,9 @@ def site(tmp_path_factory):
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{server.config.port}", replay
+    url = f"http://127.0.0.1:{server.config.port}"
+    _ROOTS[url] = root
+    yield url, replay
     server.should_exit = True
     thread.join(10)
 
@@ -101,6 +103,13 @@ def start(page, url: str, spec: str, players: int, title: str):
     expect(page.locator("#headline")).to_contain_text(f"{players} players")
 
 
+def site_root(url):
+    return _ROOTS[url]
+
+
+_ROOTS: dict = {}
+
+
 def shot(page, name: str, tmp_path):
     path = (SHOTS and os.path.join(SHOTS, name)) or str(tmp_path / name)
     page.screenshot(path=path)
@@ -118,6 +127,8 @@ def test_each_shipped_game_shows_its_board(site, page, tmp_path, spec, players, 
     box = svg.bounding_box()
     assert box["width"] > 150 and box["height"] > 60
     expect(page.locator("#moves button.move").first).to_be_visible()
+    assert page.locator("#whynot-rule").input_value() in [a.name for a in pipeline.load(
+        site_root(url) / spec, players).actions]   # the rules of this game, not the last one's
     path = shot(page, f"serve-{spec.split('.')[0]}.png", tmp_path)
     assert os.path.getsize(path) > 10_000
 

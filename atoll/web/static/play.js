@@ -219,7 +219,7 @@
       sel.appendChild(el("option", { value: r.name,
         text: r.name + "(" + r.params.map(function (p) { return p[0] + ": " + p[1]; }).join(", ") + ")" }));
     });
-    if (keep) { sel.value = keep; }
+    if (keep && v.rules.some(function (r) { return r.name === keep; })) { sel.value = keep; }
   }
 
   function prefillWhyNot(marks) {
