@@ -43,6 +43,13 @@ EXAMPLES = {
                 "summary. --dask needs the extra: pip install \"atoll[dask]\"; the workers of a\n"
                 "remote cluster need atoll installed.",
     "lower": "examples:\n  atoll lower spec/GAME.atoll | less",
+    "serve": "examples:\n  atoll serve spec/GAME.atoll --players 3            # then open http://127.0.0.1:8000/\n"
+             "  atoll serve spec/GAME.atoll --seat all             # hot-seat: you play every seat\n"
+             "  atoll verify spec/GAME.atoll --json > report.json\n"
+             "  atoll serve spec/GAME.atoll --trace report.json --property NAME   # then open /trace\n\n"
+             "The page plays the spec and every spec under its folder. Needs the web extra:\n"
+             "pip install \"atoll[web]\" (Starlette and Uvicorn). It listens on 127.0.0.1 only,\n"
+             "unless --host says otherwise.",
     "explain": "examples:\n  atoll explain A0101\n  atoll explain        # every code",
     "docs": "examples:\n  atoll docs                        # the project's docs/ into docs/_build/html\n"
             "  atoll docs -o site --games 20     # a smaller verification budget\n"
@@ -260,8 +267,9 @@ def cmd_simulate(args) -> int:
     if args.workers is not None and args.dask != "local":
         return _usage_error("--workers sets the size of a new local cluster (--dask local); "
                             "a remote cluster has its own workers")
-    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
-        return _usage_error(f"--report takes a folder; {args.report} is a file")
+    for flag, folder in (("--report", args.report), ("--replays", args.replays)):
+        if folder and Path(folder).exists() and not Path(folder).is_dir():
+            return _usage_error(f"{flag} takes a folder; {folder} is a file")
     game = _load(args)
     prog = Progress(args.n, "simulating", None if not args.json else False)
     if args.dask is None:
@@ -287,6 +295,14 @@ def cmd_simulate(args) -> int:
         except OSError as e:
             return _usage_error(f"cannot write the report to {args.report}: {e.strerror or e}")
         print(f"report: {written[0]} and {written[1]}", file=sys.stderr if args.json else sys.stdout)
+    if args.replays:
+        from atoll.simulation import write_replays
+        try:
+            written = write_replays(game, args.spec, r, args.replays, args.max_steps, args.check)
+        except OSError as e:
+            return _usage_error(f"cannot write the replays to {args.replays}: {e.strerror or e}")
+        print(f"replays: {len(written)} in {args.replays} (atoll serve {args.spec} --trace "
+              f"{written[0]})", file=sys.stderr if args.json else sys.stdout)
     return 1 if r["problems"] else 0
 
 
@@ -299,6 +315,13 @@ def cmd_play(args, stdin=None, out=None) -> int:
         return _usage_error(f"--seat must be 0..{game.num_players - 1}")
     return terminal.play(game, args.seat, args.seed, stdin or sys.stdin, out or sys.stdout,
                          auto=args.auto)
+
+
+# ---------------------------------------------------------------- serve
+
+def cmd_serve(args) -> int:
+    from atoll.web.serve import serve
+    return serve(args, _options(args.option), _usage_error, spec_failure)
 
 
 # ---------------------------------------------------------------- lower
@@ -494,6 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="DIR", help="also write a balance report into DIR: "
                    "report.md, report.html and SVG plots (seat advantage with a significance "
                    "test, game lengths, scores per seat, endings)")
+    p.add_argument("--replays", metavar="DIR", help="also write a replay (seed-N.json) of every "
+                   "game that ended on a problem, or of the first game when none did: "
+                   "`atoll serve SPEC --trace DIR/seed-N.json` steps through it")
     p.add_argument("--dask", metavar="local|ADDRESS", help="play the games on Dask: `local` "
                    "starts a local cluster, an address such as tcp://HOST:8786 uses a running "
                    "scheduler (needs atoll[dask])")
@@ -509,6 +535,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--auto", action="store_true",
                    help="play your move for you when it is your only one (a forced move)")
+
+    p = add("serve", "Play a spec in the browser, or step through a trace of it (a local web app).",
+            cmd_serve)
+    game_args(p)
+    p.add_argument("--seat", default="0", metavar="N|all",
+                   help="the seat you play (default 0); `all`: every seat in turn (hot-seat)")
+    p.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--trace", metavar="FILE", help="a trace to step through at /trace: a report "
+                   "of `atoll verify --json` (a counterexample or a witness), a replay of "
+                   "`atoll simulate --replays`, or a saved game")
+    p.add_argument("--property", metavar="NAME", help="with --trace: the property of the report "
+                   "whose trace to show (default: the first that has one)")
 
     p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
             "folder, every spec under it.", cmd_verify)

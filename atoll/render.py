@@ -142,11 +142,14 @@ def headline(game, st, viewer: int) -> str:
     return f"{game.title}: round {st.round}, phase {st.phase()}, {who} (you are player {viewer})"
 
 
-def view_text(game, st, viewer: int, everything: bool = False) -> str:
-    """The picture of the game for ``viewer``; ``everything``: bookkeeping too."""
-    codec = game.codec
+def view_parts(game, st, viewer: int, everything: bool = False) -> dict:
+    """What the view of ``viewer`` shows, sorted into its parts: ``grids``
+    (name -> (type, value): maps keyed by positions), ``pieces`` (position
+    -> the digits of the players whose pieces stand there), ``rest`` (name,
+    kind, type, value: the other shared values), ``players`` (name, type,
+    entries: the per-player values) and ``folded`` (name, type, value, kind:
+    the global flags folded into one line, unless ``everything``)."""
     snap = snapshot(game, st, viewer)
-    out = [headline(game, st, viewer)]
     grids, pieces, players, folded, rest = {}, {}, [], [], []
     for name, (kind, t, v) in snap.items():
         if kind == "player":
@@ -163,19 +166,43 @@ def view_text(game, st, viewer: int, everything: bool = False) -> str:
                 folded.append((name, t, v, kind))
         else:
             rest.append((name, kind, t, v))
+    return {"grids": grids, "pieces": pieces, "rest": rest, "players": players, "folded": folded}
+
+
+def owners_text(game, t, v) -> list[tuple[int, list[str]]]:
+    """A map whose values are players, as (player, the keys they own) for every player."""
+    owners: dict = {}
+    for k, p in sorted(v.items()):
+        owners.setdefault(p, []).append(label(game.codec, t[1], k))
+    return [(p, owners.get(p, [])) for p in range(game.num_players)]
+
+
+def value_text(game, kind: str, t, v) -> str:
+    """One shared value of the view, on one line (a hidden one as its size)."""
+    if kind == "hidden":
+        return _hidden_text(v)
+    return items_text(game.codec, t, v)
+
+
+def flags_set(parts: dict) -> list[str]:
+    return [n for n, t, v, k in parts["folded"] if k == "value" and v]
+
+
+def view_text(game, st, viewer: int, everything: bool = False) -> str:
+    """The picture of the game for ``viewer``; ``everything``: bookkeeping too."""
+    codec = game.codec
+    parts = view_parts(game, st, viewer, everything)
+    grids, pieces, players = parts["grids"], parts["pieces"], parts["players"]
+    out = [headline(game, st, viewer)]
     for name, (t, v) in grids.items():
         out.append(f"{name}" + (" (digits under a cell: whose pieces stand there)" if pieces else "") + ":")
         out.append(grid_text({k: label(codec, t[2], x) for k, x in v.items()}, pieces))
-    for name, kind, t, v in rest:
+    for name, kind, t, v in parts["rest"]:
         if kind == "hidden":
             out.append(f"{name}: {_hidden_text(v)}")
         elif isinstance(t, tuple) and t[0] == "map" and t[2] == "Player":
             out.append(f"{name} (by owner):")
-            owners: dict = {}
-            for k, p in sorted(v.items()):
-                owners.setdefault(p, []).append(label(codec, t[1], k))
-            for p in range(game.num_players):
-                keys = owners.get(p, [])
+            for p, keys in owners_text(game, t, v):
                 out.append(f"  player {p}{' (you)' if p == viewer else ''}: {len(keys)}"
                            + (": " + ", ".join(keys) if keys else ""))
         elif isinstance(t, tuple) and t[0] == "map":
@@ -191,8 +218,8 @@ def view_text(game, st, viewer: int, everything: bool = False) -> str:
                 k, _, x = v[p]
                 cells.append(f"{name} {_hidden_text(x) if k == 'hidden' else items_text(codec, t, x)}")
             out.append(f"player {p}{' (you)' if p == viewer else ''}: " + "; ".join(cells))
-    if folded:
-        flags = [n for n, t, v, k in folded if k == "value" and v]
+    if parts["folded"]:
+        flags = flags_set(parts)
         out.append(("flags set: " + ", ".join(flags) if flags else "no flag set")
                    + " (type `state` for everything)")
     return "\n".join(out)

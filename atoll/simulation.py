@@ -87,7 +87,11 @@ def play_random_game(game, seed: int, max_steps: int = 100_000, check: bool = Fa
         if not legal:
             return st, steps, "deadlock: a non-terminal state has no legal action"
         action = legal[rng.randrange(len(legal))]
-        st.apply_action(action)
+        try:
+            st.apply_action(action)
+        except ModelError as e:   # the state before it, for a replay (atoll.web.traces)
+            e.state, e.action = st, action
+            raise
         steps += 1
         if checks and (bad := _broken(checks, st)):
             return st, steps, f"invariant `{bad}` is false after action {steps}, {action}"
@@ -188,6 +192,48 @@ def simulate(game, n: int, seed: int = 0, progress=None, max_steps: int = 100_00
     records = play_games(game, range(seed, seed + n), max_steps,
                          progress.update if progress else None, check)
     return summarize(game, records, n, seed, time.perf_counter() - t0, {"name": "local"})
+
+
+# ---------------------------------------------------------------- replays
+
+REPLAYS_KEPT = 20   # replays written by one run: the first games with a problem
+
+
+def replay_data(game, spec: str, seed: int, max_steps: int = 100_000, check: bool = False) -> dict:
+    """Game ``seed`` played again (it is the same game: the seed fixes
+    every choice) as a replay, format ``atoll-replay/1``: its configuration,
+    its actions and the problem it ended on, if any (a model error's
+    failing action is the last one, not applied). ``atoll serve SPEC
+    --trace FILE`` steps through it."""
+    from atoll.compiler.savegame import id_to_json
+    failed = None
+    try:
+        st, steps, problem = play_random_game(game, seed, max_steps, check)
+    except ModelError as e:
+        st, problem, failed = e.state, f"model error: {e}", e.action
+    broken = next((name for name in game.info.get("invariants", ())
+                   if problem and problem.startswith(f"invariant `{name}` is false")), None)
+    return {"format": "atoll-replay/1", "spec": spec, "game": game.title, "property": broken,
+            "players": game.num_players, "options": game.options, "seed": seed, "chance": "auto",
+            "actions": [id_to_json(a) for a in st.history] + ([id_to_json(failed.id)] if failed else []),
+            "problem": problem, "ending": st.ending(), "winners": list(st.winners())}
+
+
+def write_replays(game, spec: str, summary: dict, folder, max_steps: int = 100_000,
+                  check: bool = False) -> list[Path]:
+    """A replay of every game of the run that ended on a problem (the first
+    :data:`REPLAYS_KEPT`), or of its first game when none did, into
+    ``folder`` as ``seed-N.json``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = [p["seed"] for p in summary["problems"][:REPLAYS_KEPT]] or [summary["seed"]]
+    out = []
+    for s in seeds:
+        path = folder / f"seed-{s}.json"
+        path.write_text(json.dumps(replay_data(game, spec, s, max_steps, check), indent=1) + "\n",
+                        encoding="utf-8")
+        out.append(path)
+    return out
 
 
 # ---------------------------------------------------------------- specs as text

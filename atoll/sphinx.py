@@ -151,6 +151,18 @@ class _AtollDirective(SphinxDirective):
         return [f".. figure:: /{PICTURES}/{name}.svg", f"   :alt: {name}", "",
                 "   " + " ".join(caption.split()), ""]
 
+    def trace(self, name: str, html: str) -> list[str]:
+        """A step-through viewer: kept until the ``atoll-trace`` directive
+        of the returned reST takes it into the page."""
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
+        store = self.env.atoll_traces = getattr(self.env, "atoll_traces", {})
+        base, k = name, 1
+        while name in store:
+            k += 1
+            name = f"{base}-{k}"
+        store[name] = html
+        return [f".. atoll-trace:: {name}", ""]
+
     def shown_path(self, path: Path) -> str:
         """A spec's path as a page shows it: from the project's root (the
         folder above the docs), or just its name when it lies elsewhere."""
@@ -178,7 +190,7 @@ class _AtollDirective(SphinxDirective):
     def context(self) -> editions.Context:
         cfg = self.config
         ctx = editions.Context(picture=self.picture, example_seed=cfg.atoll_example_seed,
-                               shown_path=self.shown_path)
+                               shown_path=self.shown_path, trace=self.trace)
         if cfg.atoll_verify:
             cache = site.result_cache(self.env, cfg)
             ctx.budget = cache.budget
@@ -210,6 +222,35 @@ class _AtollDirective(SphinxDirective):
                            f"{', ' + opts if opts else ''}): {r.verdict}, but the spec expects "
                            f"{r.expected}", type="atoll", subtype="verdict",
                            location=(env.docname, self.lineno))
+
+
+class trace_node(nodes.General, nodes.Element):
+    """A step-through viewer: HTML that ``atoll.web.viewer`` wrote (it
+    escapes every text of the spec), shown as it is by the HTML builder."""
+
+
+def _visit_trace_html(self, node) -> None:
+    self.body.append(node["html"])
+    raise nodes.SkipNode
+
+
+def _skip_node(self, node) -> None:
+    raise nodes.SkipNode
+
+
+class TraceDirective(SphinxDirective):
+    """``.. atoll-trace:: NAME``: the viewer a page's generated text stored
+    under NAME (``_AtollDirective.trace``); it takes no text of its own."""
+    required_arguments = 1
+
+    def run(self):
+        html = getattr(self.env, "atoll_traces", {}).pop(self.arguments[0], None)
+        if html is None:
+            raise self.error(f"no trace viewer named {self.arguments[0]} (the directive shows "
+                             "the viewers of generated pages)")
+        node = trace_node()
+        node["html"] = html
+        return [node]
 
 
 class PlayersDirective(_AtollDirective):
@@ -455,7 +496,7 @@ def setup(app):
                       ("atoll-diagnostic", DiagnosticDirective),
                       ("atoll-diagnostics", DiagnosticsDirective), ("atoll-cli", CliDirective),
                       ("atoll-pipeline", PipelineDirective), ("atoll-games", GamesDirective),
-                      ("atoll-generated", GeneratedDirective)):
+                      ("atoll-generated", GeneratedDirective), ("atoll-trace", TraceDirective)):
         app.add_directive(name, cls)
     app.connect("builder-inited", _generate)
     app.connect("env-before-read-docs", _forget_warnings)
@@ -463,4 +504,8 @@ def setup(app):
     app.connect("env-purge-doc", _purge)
     app.connect("builder-inited", _static)
     app.add_css_file("atoll.css")
+    app.add_js_file("atoll-trace.js")
+    skip = (_skip_node, None)
+    app.add_node(trace_node, html=(_visit_trace_html, None), latex=skip, text=skip, man=skip,
+                 texinfo=skip)
     return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}

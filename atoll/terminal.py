@@ -155,68 +155,14 @@ class Session:
             self.say(f"    {line}")
 
     def ending_text(self) -> str:
-        g, st = self.game, self.st
-        name, w = st.ending(), st.winners()
-        en = next((e for e in g.endings if e.name == name), None)
-        cites = en.cites if en is not None else g._cites.get(name.replace("action ", "action `")
-                                                             .replace("phase ", "phase `") + "`", ())
-        note = g.info.get("ending_notes", {}).get(name, "")
-        names = ["you" if p == self.me else f"player {p}" for p in w]
-        who = "nobody wins" if not w else f"{names[0]} win{'s' * (names[0] != 'you')}" \
-            if len(w) == 1 else f"{', '.join(names)} win"
-        scores = st.scores()
-        how = (f"ending {name}" + (f": {note}" if note else "")) if en is not None else \
-            f"in {name}".replace("in action ", "by the move ")
-        lines = [f"Game over: {who} ({how})" + (f" [{'; '.join(cites)}]" if cites else "")]
-        if any(scores):
-            lines.append("scores: " + ", ".join(f"player {p} {s}" for p, s in enumerate(scores)))
-        return "\n".join(lines)
+        return ending_text(self.game, self.st, self.me)
 
     # ------------------------------------------------------------ why
     def why(self, a) -> str:
-        spec = self.game.action_by_name[a.kind]
-        lines = [f"{render.action_text(self.game, self.st, a)}: {spec.summary or '(no description)'}"]
-        ph = self.game.phases[spec.phase]
-        lines.append(f"  an action of phase {spec.phase}")
-        for (src, summary), k in zip(spec.clauses, range(len(spec.clauses))):
-            if k < len(spec.params):
-                lines.append(f"  {spec.params[k][0]} is chosen from {src}")
-            else:
-                lines.append(f"  condition: {summary} (`{src}`)" if summary else f"  condition: `{src}`")
-        for src, summary in spec.ensures:
-            lines.append(f"  afterwards: {summary} (`{src}` must hold)" if summary
-                         else f"  afterwards `{src}` must hold")
-        cites = spec.cites or ph.cites
-        lines.append(f"  rulebook: {'; '.join(cites)}" if cites else "  (no rulebook section cited)")
-        return "\n".join(lines)
+        return why(self.game, self.st, a)
 
     def why_not(self, text: str, mine) -> str:
-        g, st = self.game, self.st
-        m = re.match(r"\s*([A-Za-z_]\w*)\s*(.*)$", text, re.S)
-        if not m:
-            return "why not MOVE: name the move, e.g. `why not " + \
-                (mine[0].kind if mine else "NAME") + " ...` with its values as the list writes them"
-        kind, args = m.group(1), m.group(2).strip()
-        spec = g.action_by_name.get(kind)
-        if spec is None:
-            return f"`{kind}` is not an action of this game; its actions: " + \
-                ", ".join(a.name for a in g.actions)
-        if args.startswith("(") and args.endswith(")") and _balanced(args[1:-1]):
-            args = args[1:-1]
-        try:
-            params = parse_params(g, spec, args)
-        except ValueError as e:
-            return f"cannot read that move: {e}"
-        a = Action(kind, params, None, st.current_player(), None, g)
-        for i, b in enumerate(mine):
-            if b.kind == kind and b.params == params:
-                return f"it is allowed: move {i}"
-        try:
-            return "not allowed: " + g._explain(st, a)
-        except (ModelError, IllegalAction) as e:
-            return f"not allowed: {e}"
-        except Exception as e:   # values the rules cannot evaluate (e.g. off the board)
-            return f"not allowed: the rules cannot evaluate it with these values ({e})"
+        return why_not(self.game, self.st, text, mine)
 
     # ------------------------------------------------------------ saving
     def save(self, name: str) -> None:
@@ -247,6 +193,95 @@ class Session:
         self.st = st
         self.say(f"loaded {name} (`undo` goes back to the game before it)")
         return True
+
+
+# ------------------------------------------------------------------ the end, why and why not
+# (shared with `atoll serve`, atoll.web.session)
+
+def ending_info(game, st) -> dict:
+    """How a finished game ended: the ending's ``name``, the ``winners``,
+    the ``scores``, its ``note`` (the spec's words), its ``cites`` and
+    ``how`` (the ending's name, or the move or phase that ended it)."""
+    name, w = st.ending(), st.winners()
+    en = next((e for e in game.endings if e.name == name), None)
+    cites = en.cites if en is not None else game._cites.get(
+        name.replace("action ", "action `").replace("phase ", "phase `") + "`", ())
+    note = game.info.get("ending_notes", {}).get(name, "")
+    how = (f"ending {name}" + (f": {note}" if note else "")) if en is not None else \
+        f"in {name}".replace("in action ", "by the move ")
+    return {"name": name, "winners": list(w), "scores": list(st.scores()), "note": note,
+            "cites": list(cites), "how": how}
+
+
+def winners_text(winners, me) -> str:
+    """``nobody wins``, ``you win``, ``player 2 wins``, ``player 0, you win``;
+    ``me`` None: no player is "you"."""
+    names = ["you" if p == me else f"player {p}" for p in winners]
+    if not winners:
+        return "nobody wins"
+    if len(winners) == 1:
+        return f"{names[0]} win{'s' * (names[0] != 'you')}"
+    return f"{', '.join(names)} win"
+
+
+def ending_text(game, st, me) -> str:
+    e = ending_info(game, st)
+    lines = [f"Game over: {winners_text(e['winners'], me)} ({e['how']})"
+             + (f" [{'; '.join(e['cites'])}]" if e["cites"] else "")]
+    if any(e["scores"]):
+        lines.append("scores: " + ", ".join(f"player {p} {s}" for p, s in enumerate(e["scores"])))
+    return "\n".join(lines)
+
+
+def why(game, st, a) -> str:
+    """The rule behind a move: its text, its conditions, its rulebook section."""
+    spec = game.action_by_name[a.kind]
+    lines = [f"{render.action_text(game, st, a)}: {spec.summary or '(no description)'}"]
+    ph = game.phases[spec.phase]
+    lines.append(f"  an action of phase {spec.phase}")
+    for (src, summary), k in zip(spec.clauses, range(len(spec.clauses))):
+        if k < len(spec.params):
+            lines.append(f"  {spec.params[k][0]} is chosen from {src}")
+        else:
+            lines.append(f"  condition: {summary} (`{src}`)" if summary else f"  condition: `{src}`")
+    for src, summary in spec.ensures:
+        lines.append(f"  afterwards: {summary} (`{src}` must hold)" if summary
+                     else f"  afterwards `{src}` must hold")
+    cites = spec.cites or ph.cites
+    lines.append(f"  rulebook: {'; '.join(cites)}" if cites else "  (no rulebook section cited)")
+    return "\n".join(lines)
+
+
+def why_not(game, st, text: str, mine) -> str:
+    """Why a move written as the move list writes it (``place(c=red 3,
+    at=(2,0))``, or its values in order) is not allowed; ``mine``: the
+    moves listed (a listed one is allowed)."""
+    g = game
+    m = re.match(r"\s*([A-Za-z_]\w*)\s*(.*)$", text, re.S)
+    if not m:
+        return "why not MOVE: name the move, e.g. `why not " + \
+            (mine[0].kind if mine else "NAME") + " ...` with its values as the list writes them"
+    kind, args = m.group(1), m.group(2).strip()
+    spec = g.action_by_name.get(kind)
+    if spec is None:
+        return f"`{kind}` is not an action of this game; its actions: " + \
+            ", ".join(a.name for a in g.actions)
+    if args.startswith("(") and args.endswith(")") and _balanced(args[1:-1]):
+        args = args[1:-1]
+    try:
+        params = parse_params(g, spec, args)
+    except ValueError as e:
+        return f"cannot read that move: {e}"
+    a = Action(kind, params, None, st.current_player(), None, g)
+    for i, b in enumerate(mine):
+        if b.kind == kind and b.params == params:
+            return f"it is allowed: move {i}"
+    try:
+        return "not allowed: " + g._explain(st, a)
+    except (ModelError, IllegalAction) as e:
+        return f"not allowed: {e}"
+    except Exception as e:   # values the rules cannot evaluate (e.g. off the board)
+        return f"not allowed: the rules cannot evaluate it with these values ({e})"
 
 
 def _balanced(text: str) -> bool:

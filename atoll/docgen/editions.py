@@ -42,12 +42,15 @@ class Context:
 
     ``picture(name, svg, caption)`` stores an SVG and returns reST that shows
     it; ``results(doc, players, options)`` returns verification results (or
-    None when verification is off); ``budget`` is stated beside them."""
+    None when verification is off); ``budget`` is stated beside them;
+    ``trace(name, html)`` stores a step-through viewer (``atoll.web.viewer``)
+    and returns reST that shows it."""
     picture: Optional[Callable[[str, str, str], list[str]]] = None
     results: Optional[Callable] = None
     example_seed: int = 1
     budget: object = None        # the verification budget, to state on the page
     shown_path: Optional[Callable] = None   # how a spec's path is written on a page
+    trace: Optional[Callable[[str, str], list[str]]] = None   # (name, viewer's HTML) -> reST
 
 
 def players_edition(doc: SpecDoc, ctx: Context) -> str:

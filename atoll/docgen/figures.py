@@ -52,7 +52,7 @@ def _record_parts(codec, rec: str) -> tuple[Optional[str], list[str]]:
 
 # ---------------------------------------------------------------- grids
 
-def grid_svg(game, name: str, t, value, markers: dict, title: str) -> str:
+def grid_svg(game, name: str, t, value, markers: dict, title: str, hits: bool = False) -> str:
     """One picture of a ``map[Pos, V]`` value (as JSON) with ``markers``:
     (x, y) -> list of (text, colour)."""
     codec = game.codec
@@ -87,7 +87,7 @@ def grid_svg(game, name: str, t, value, markers: dict, title: str) -> str:
         for text, colour in marks:
             seen_marks[text] = colour
     legend += [("dot", c, text) for text, c in seen_marks.items()]
-    return pictures.grid(cells, markers, legend, title)
+    return pictures.grid(cells, markers, legend, title, hits=hits)
 
 
 def _grid_vars(game) -> tuple[list, list]:
@@ -125,27 +125,40 @@ def _markers(obs: dict, marks: list) -> dict:
     return out
 
 
-def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: str) -> list[str]:
-    """reST showing ``state`` as ``player`` sees it: every grid variable,
-    and every graph of the data with what the state places on it."""
-    if ctx.picture is None:
-        return []
+def position_svgs(doc, game, state, player: int, caption: str, hits: bool = False) -> list[tuple]:
+    """``state`` as ``player`` sees it, drawn: (key, SVG, the variables
+    shown, the graph's name or None for a grid) for every grid variable,
+    and for every graph of the data that the state places owners on.
+    ``hits``: clickable targets (see ``svg.grid``)."""
     grids, marks = _grid_vars(game)
     obs = state.observation(player)["state"]
     out = []
     for name, t in grids:
         if name not in obs or not isinstance(obs[name], list):
             continue
-        svg = grid_svg(game, name, t, obs[name], _markers(obs, marks), f"{name}: {caption}")
-        out += ctx.picture(f"{stem}-{name}", svg, f"{code(name)}: {caption}")
+        svg = grid_svg(game, name, t, obs[name], _markers(obs, marks), f"{name}: {caption}", hits)
+        out.append((name, svg, [name], None))
     for g in graphs(doc):
         nodes, links = owner_vars(doc, g)
         if not nodes and not links:
             continue
-        svg = graph_svg(g, obs, nodes, links)
-        shown = ", ".join(code(n) for n in nodes + links)
-        out += ctx.picture(f"{stem}-{g['name'].replace('.', '-')}", svg,
-                           f"{shown} on the graph {code(g['name'])}: {caption}")
+        svg = graph_svg(g, obs, nodes, links, hits)
+        out.append((g["name"].replace(".", "-"), svg, nodes + links, g["name"]))
+    return out
+
+
+def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: str) -> list[str]:
+    """reST showing ``state`` as ``player`` sees it: every grid variable,
+    and every graph of the data with what the state places on it."""
+    if ctx.picture is None:
+        return []
+    out = []
+    for key, svg, shown, graph in position_svgs(doc, game, state, player, caption):
+        if graph is None:
+            out += ctx.picture(f"{stem}-{key}", svg, f"{code(shown[0])}: {caption}")
+        else:
+            out += ctx.picture(f"{stem}-{key}", svg, f"{', '.join(code(n) for n in shown)} on the "
+                               f"graph {code(graph)}: {caption}")
     return out
 
 
@@ -255,7 +268,23 @@ def example_turn(doc, ctx) -> list[str]:
     out.append("")
     out += position_pictures(doc, ctx, game, after, player, f"{doc.slug}-example-after",
                              "after the turn")
-    return out
+    return out + _turn_viewer(doc, ctx, game, before, after, i + 1)
+
+
+def _turn_viewer(doc, ctx, game, before, after, turn: int) -> list[str]:
+    """The turn as a step-through viewer: the position after each move."""
+    if getattr(ctx, "trace", None) is None:
+        return []
+    from atoll.web import traces, viewer
+    src = traces.Source("example", game.num_players, dict(game.options), ctx.example_seed,
+                        after.history, chance="auto")
+    try:
+        tr = traces.build(doc, game, src, first=len(before.history))
+    except traces.TraceError:   # pragma: no cover - the game was played by these rules
+        return []
+    caption = f"{game.title}: turn {turn} of an example game"
+    return ["Step through the turn:", ""] + ctx.trace(f"{doc.slug}-example-turn",
+                                                      viewer.trace_html(tr, caption))
 
 
 def value_words(v) -> str:
@@ -470,7 +499,7 @@ def graphs(doc) -> list[dict]:
     return doc.memo["graphs"]
 
 
-def graph_svg(g: dict, obs: Optional[dict] = None, node_vars=(), link_vars=()) -> str:
+def graph_svg(g: dict, obs: Optional[dict] = None, node_vars=(), link_vars=(), hits: bool = False) -> str:
     """The graph; with an observation, the owners its variables give to
     nodes (a ring) and links (a thick line) in the players' colours."""
     rings, link_colours, owners = {}, {}, set()
@@ -500,7 +529,7 @@ def graph_svg(g: dict, obs: Optional[dict] = None, node_vars=(), link_vars=()) -
     found = faces(adj)
     outer = [nodes[i] for i in max(found, key=len)] if found else None
     return pictures.graph(nodes, edges, g["labels"], g["fills"], legend, title=g["name"],
-                          outer=outer, rings=rings, link_colours=link_colours)
+                          outer=outer, rings=rings, link_colours=link_colours, hits=hits)
 
 
 def graph_pictures(doc, ctx) -> list[str]:

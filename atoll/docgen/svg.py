@@ -85,12 +85,19 @@ def _legend(items: list[tuple[str, str, str]], x: float, y: float) -> tuple[list
 
 # ---------------------------------------------------------------- grids
 
+def attr(text) -> str:
+    """Text for an attribute value between single or double quotes."""
+    return escape(text).replace("'", "&apos;").replace('"', "&quot;")
+
+
 def grid(cells: dict, markers: Optional[dict] = None, legend: Optional[list] = None,
-         title: str = "grid", cell: int = 52) -> str:
+         title: str = "grid", cell: int = 52, hits: bool = False) -> str:
     """A grid of positions. ``cells``: (x, y) -> (label, fill colour);
     ``markers``: (x, y) -> list of (text, colour) drawn as dots on the cell;
     ``legend``: (shape, colour, label) entries. y grows downwards, as in the
-    terminal picture of ``atoll play``."""
+    terminal picture of ``atoll play``. ``hits``: every position of the
+    grid's box gets a transparent target on top, ``data-mark='pos:X,Y'``
+    (for a page where the board is clicked)."""
     markers = markers or {}
     keys = list(cells) + list(markers)
     if not keys:
@@ -120,6 +127,12 @@ def grid(cells: dict, markers: Optional[dict] = None, legend: Optional[list] = N
             cy = py + cell - 11 - (i // 4) * 10
             body.append(f"<circle cx='{cx}' cy='{cy}' r='5.5' fill='{colour}' stroke='#fff' "
                         f"stroke-width='1.2'><title>{escape(mark)}</title></circle>")
+    if hits:
+        for i in range(cols):
+            for j in range(rows):
+                body.append(f"<rect class='atoll-hit' data-mark='pos:{x0 + i},{y0 + j}' "
+                            f"x='{margin + i * cell}' y='{margin + j * cell}' width='{cell}' "
+                            f"height='{cell}' fill='transparent'/>")
     width, height = margin + gw + 12, margin + gh + 12
     if legend:
         parts, used = _legend(legend, width + 4, margin)
@@ -304,17 +317,18 @@ def layout(nodes: list, edges: list[tuple], seed: int = 1, iterations: int = 400
 def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
           fills: Optional[dict] = None, legend: Optional[list] = None, title: str = "graph",
           size: int = 520, outer: Optional[list] = None, rings: Optional[dict] = None,
-          link_colours: Optional[dict] = None) -> str:
+          link_colours: Optional[dict] = None, hits: bool = False) -> str:
     """Nodes and links. ``edges`` are (a, b) pairs, a repeated pair is drawn
     as parallel curves; ``labels`` and ``fills`` are per node. With
     ``outer`` (a face of a plane embedding) the drawing has no crossings.
     A position on the graph: ``rings`` (node -> colour) marks nodes,
-    ``link_colours`` ((a, b) -> colours, one per parallel link) marks links."""
+    ``link_colours`` ((a, b) -> colours, one per parallel link) marks links.
+    ``hits``: each node gets a transparent target on top, ``data-mark='node:KEY'``."""
     labels = labels or {}
     fills = fills or {}
     rings = rings or {}
     link_colours = link_colours or {}
-    pos = tutte(nodes, edges, outer) if outer else layout(nodes, edges)
+    pos = _placed(tuple(nodes), tuple(edges), tuple(outer) if outer else None)
     nbr = _neighbours(nodes, edges)
     r = 15
     margin = 30 + max([len(str(labels.get(v, v))) for v in nodes] + [1]) * 3
@@ -359,6 +373,12 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
         dx, dy = _label_side(v, pos, at, nbr, text, r, (2 * margin + span_x * scale,
                                                         2 * margin + span_y * scale + 12))
         body.append(_halo(_text(x + dx, y + dy, text, 11)))
+    if hits:
+        for v in nodes:
+            x, y = at(v)
+            body.append(f"<circle class='atoll-hit' data-mark='node:{attr(v)}' cx='{x:.1f}' "
+                        f"cy='{y:.1f}' r='{r + 4}' fill='transparent'>"
+                        f"<title>{escape(str(labels.get(v, v)))}</title></circle>")
     width, height = 2 * margin + span_x * scale, 2 * margin + span_y * scale + 12
     if legend:
         parts, used = _legend(legend, width, 16)
@@ -366,6 +386,21 @@ def graph(nodes: list, edges: list[tuple], labels: Optional[dict] = None,
         width += 40 + 8 * max(len(e[2]) for e in legend)
         height = max(height, 16 + used)
     return _doc(width, height, body, title)
+
+
+_LAYOUTS: dict = {}
+
+
+def _placed(nodes: tuple, edges: tuple, outer: Optional[tuple]) -> dict:
+    """The layout of a graph, computed once per graph: a graph is drawn
+    again for every position shown on it (a page of play, a trace)."""
+    key = (nodes, edges, outer)
+    if key not in _LAYOUTS:
+        if len(_LAYOUTS) >= 64:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = tutte(list(nodes), list(edges), list(outer)) if outer \
+            else layout(list(nodes), list(edges))
+    return _LAYOUTS[key]
 
 
 def _halo(text_el: str) -> str:

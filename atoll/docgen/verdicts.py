@@ -88,11 +88,26 @@ def counterexample(r, doc: Optional[SpecDoc] = None, ctx=None) -> list[str]:
     out.append("")
     if doc is not None and ctx is not None:
         out += _final_position(r, doc, ctx)
+        out += _viewer(r, doc, ctx)
     test = cx["pytest"]
     if doc is not None and ctx is not None and ctx.shown_path is not None:
         test = test.replace(repr(str(doc.path)), repr(ctx.shown_path(doc.path)))
     out += ["Replayed as a regression test:", ""] + code_block(test, "python")
     return out
+
+
+def _viewer(r, doc: SpecDoc, ctx) -> list[str]:
+    """The counterexample as a step-through viewer (``atoll.web.viewer``)."""
+    if getattr(ctx, "trace", None) is None:
+        return []
+    from atoll.web import traces, viewer
+    try:
+        src = traces.from_result(r.to_json())
+        tr = traces.build(doc, doc.game(r.players, r.options), src)
+    except traces.TraceError:   # not a game (z3's inputs), or it does not replay
+        return []
+    return ["Step through it (the position after each step, as the player who moved sees it):",
+            ""] + ctx.trace(f"{doc.slug}-cx-{r.property}-{r.players}", viewer.trace_html(tr))
 
 
 def _final_position(r, doc: SpecDoc, ctx) -> list[str]:
