@@ -774,11 +774,27 @@ def check_property(c: Checker, pr: A.PropertyDecl, rep: Reporter) -> None:
         check_chance_property(c, pr, where, Ctx)
     elif pr.kind == "action_invariant":
         check_action_invariant(c, pr, where, Ctx)
-    elif pr.kind in ("invariant", "reachable", "terminates"):
+    if pr.assuming:
+        _check_assumed(c, pr)
+    if pr.kind in ("invariant", "reachable", "terminates"):
         ctx = Ctx(where, phase_refs=True)
         want = T.INT if pr.kind == "terminates" else T.BOOL
         c.expect(want, c.expr(pr.body, ctx), pr.body.span,
                  "a ranking measure" if want == T.INT else f"the body of {where}")
+
+
+def _check_assumed(c: Checker, pr: A.PropertyDecl) -> None:
+    """`invariant E assuming A, B`: A and B are other invariants of the spec."""
+    for n in pr.assuming:
+        other = c.p.properties.get(n)
+        if other is None:
+            c.rep.add("A0101", f"`assuming {n}`: no property is named `{n}`", pr.span,
+                      did_you_mean(n, [k for k, q in c.p.properties.items() if q.kind == "invariant"])
+                      or "name another invariant of the spec")
+        elif other.kind != "invariant" or n == pr.name:
+            c.rep.add("A0103", f"`assuming {n}`: an invariant assumes other invariants, and `{n}` is "
+                      + ("this one" if n == pr.name else f"a {other.kind}"), pr.span,
+                      "name invariants stated with `invariant`")
 
 
 def _check_around(c: "Checker", st: A.Stage) -> None:

@@ -686,6 +686,7 @@ class PropertyDecl:
     value: Optional[Rational] = None     # the stated probability or expectation
     action: str = ""                     # `invariant forall conquer(line): ...`: the action
     action_params: tuple[str, ...] = ()  # and the names given to its parameters
+    assuming: tuple[str, ...] = ()       # `invariant E assuming A, B`: invariants assumed by its induction
     notes: Notes = Notes()
     span: Span = _span()
 

@@ -147,8 +147,9 @@ class _ToAst(Transformer):
     def prop_well_defined(self, meta, binders, body):
         return dict(kind="well_defined", quantifier=binders[0], binders=binders[1], body=body)
 
-    def prop_invariant(self, meta, body):
-        return dict(kind="invariant", body=body)
+    def prop_invariant(self, meta, body, *assumed):
+        return dict(kind="invariant", body=body,
+                    assuming=tuple(str(n) for n in assumed if n is not None))
 
     def prop_action_invariant(self, meta, action, *rest):
         *names, body = rest

@@ -119,11 +119,14 @@ def choose(c, a, b):
 class AbstractEval(Z3Eval):
     """The z3 meaning of expressions over an abstract state."""
 
-    def __init__(self, prog, game, state: dict, me, cons: list):
+    def __init__(self, prog, game, state: dict, me, cons: list, in_effect: bool = False):
         super().__init__(prog, game)
         self.state = state
         self.me = me
         self.cons = cons
+        # In an effect (or a guard), an operation that would fail at run time
+        # (a model error: nothing is applied) may be assumed to succeed.
+        self.in_effect = in_effect
 
     def ite(self, c, a, b):
         return choose(c, a, b)
@@ -149,6 +152,11 @@ class AbstractEval(Z3Eval):
             t = self.t(e.obj)
             if isinstance(t, tuple) and t[0] == "player":
                 return pick(self.ev(e.obj, env), self.ev(e.key, env))
+            if self.in_effect and isinstance(t, tuple) and t[0] == "list" and \
+                    isinstance(self.ev(e.obj, env), Size):
+                # an item of a list known by its size: any value of the item's type
+                # (reading past its end is a model error: the step does not happen)
+                return self.fresh(self.t(e), "item")
         return super().ev(e, env)
 
     def stdlib(self, name, e, args):
@@ -164,6 +172,9 @@ class AbstractEval(Z3Eval):
         if name in ("sorted", "to_list", "bag", "keys", "values", "swap"):
             return Size(n)
         if name == "remove":   # one item fewer (when it is there; otherwise the step fails)
+            if self.in_effect:
+                c.append(n >= 1)
+                return Size(n - 1)
             return Size(less_one(n))
         if name == "distinct":
             return fresh_size(name, c, lo=z3.If(n >= 1, 1, 0), hi=n)
@@ -199,6 +210,8 @@ class AbstractEval(Z3Eval):
             return Size(na + nb)
         if op == "+" and kind == "set":   # items of both may coincide
             return fresh_size("union", self.cons, lo=zmax(na, nb), hi=na + nb)
+        if op == "-" and kind in ("set", "bag") and a is b:   # the very same collection: nothing left
+            return Size(z3.IntVal(0))
         if op == "-" and kind in ("set", "bag"):
             return fresh_size("minus", self.cons, lo=zmax(na - nb, 0), hi=na)
         raise Unsupported(f"`{op}` on a collection known only by its size")
@@ -267,15 +280,15 @@ class Abstraction:
         cons.append(ev.domain(t, v))
         return v
 
-    def eval(self, st, me, cons) -> AbstractEval:
-        return AbstractEval(self.p, self.game, st, me, cons)
+    def eval(self, st, me, cons, in_effect: bool = False) -> AbstractEval:
+        return AbstractEval(self.p, self.game, st, me, cons, in_effect)
 
     # ------------------------------------------------------------ effects
     def run(self, stmts, st: dict, me, env: dict, cons: list, ended):
         """Run ``stmts``; returns the state after them and whether the game
         has ended (a z3 Bool). ``cons`` receives what the run needs."""
         for s in stmts:
-            ev = self.eval(st, me, cons)
+            ev = self.eval(st, me, cons, in_effect=True)
             if isinstance(s, A.Assign):
                 try:
                     value = ev.ev(s.value, env)
@@ -322,15 +335,41 @@ class Abstraction:
 
     def loop(self, s: A.For, ev, st, me, env, cons, ended):
         """A `for` over a collection known item by item, unrolled (an item
-        whose presence is symbolic runs the body under that condition)."""
-        if isinstance(ev.ev(s.iter, env), Size):
-            raise Unsupported("a `for` loop over a collection known only by its size")
+        whose presence is symbolic runs the body under that condition). Over
+        a collection known only by its size, the loop may run any number of
+        times: every variable its body may write gets any value of its type
+        (and the game may have ended, if the body can end it)."""
+        try:
+            over = ev.ev(s.iter, env)
+        except Unsupported:
+            over = None
+        if over is None or isinstance(over, Size):
+            return self.havoc(s.body, st, cons), (z3.Or(ended, z3.FreshBool("ended_in_loop"))
+                                                  if _can_end(s.body) else ended)
         rows = ev.rows([A.CompFor(s.var, s.iter, names=s.names)], env)
         if len(rows) > MAX_UNROLL:
             raise Unsupported(f"a `for` loop over more than {MAX_UNROLL} items")
         for row_env, guard in rows:
             st, ended = self.branch(guard, s.body, (), st, me, row_env, cons, ended)
         return st, ended
+
+    def havoc(self, body, st: dict, cons: list) -> dict:
+        """``st`` with every variable that ``body`` may write set to any value of its type."""
+        st = dict(st)
+        for lv in _written(body):
+            k = self.key(lv, st)
+            old = st[k]
+            t = self._type_of(k)
+            if isinstance(old, list):
+                st[k] = [self.fresh(t, f"{lv.name}[{i}]!loop", cons) for i in range(len(old))]
+            else:
+                st[k] = self.fresh(t, f"{lv.name}!loop", cons)
+        return st
+
+    def _type_of(self, k):
+        if k[0] == "state":
+            return self.checker.resolve(self.p.state[k[1]].type)
+        return self.checker.resolve(self.p.phase_var(k[1], k[2]).type)
 
     def draw(self, s: A.Draw, st, me, env, cons):
         """Take one item from the pile; the item drawn is returned."""
@@ -397,7 +436,7 @@ class Abstraction:
 
     def read(self, lv: A.LValue, st, me, env, cons):
         v = st[self.key(lv, st)]
-        ev = self.eval(st, me, cons)
+        ev = self.eval(st, me, cons, in_effect=True)
         idx = list(lv.indices)
         if isinstance(v, list):
             v = pick(v, ev.ev(idx.pop(0), env))
@@ -409,7 +448,7 @@ class Abstraction:
 
     def assign(self, lv: A.LValue, value, st, me, env, cons):
         k = self.key(lv, st)
-        ev = self.eval(st, me, cons)
+        ev = self.eval(st, me, cons, in_effect=True)
         idx = list(lv.indices)
         old = st[k]
         if isinstance(old, list):   # per player: the seat first
@@ -429,3 +468,20 @@ class Abstraction:
             return fresh_size(f"{name}!put", cons, lo=n, hi=n + 1)
         raise Unsupported(f"assignment inside `{name}`")
 
+
+
+def _written(body) -> list:
+    """The variables (as lvalues) that statements may write, inner blocks included."""
+    out = []
+    for n in A.walk(tuple(body)):
+        if isinstance(n, A.Assign):
+            out.append(n.target)
+        elif isinstance(n, A.Draw):
+            out.append(n.source)
+        elif isinstance(n, A.Deal):
+            out += [n.source, n.dest]
+    return out
+
+
+def _can_end(body) -> bool:
+    return any(isinstance(n, (A.Win, A.Tie)) for n in A.walk(tuple(body)))

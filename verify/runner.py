@@ -14,6 +14,7 @@ from atoll.diagnostics import Reporter, SpecError
 from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
 from atoll.verify.chance import check_chance
+from atoll.verify.induction import check_induction
 from atoll.verify.almost_sure import check_almost_sure
 from atoll.verify.solver import check_theorem, check_well_defined, check_witness
 from atoll.verify.termination import check_measure, check_turn_measure
@@ -65,6 +66,49 @@ def check_termination(prog, game, pr, games, seed, spec_path, timeout_ms):
         return f"z3 + {play_method.split()[0]}", verdict, detail, cex
     detail = {**detail, "z3": f"no z3 proof: {outcome[1]}"}
     return play_method, verdict, detail, cex
+
+
+def check_invariant(prog, game, pr, games, seed, spec_path, timeout_ms):
+    """z3 by induction where the abstraction can (PROVED for every reachable
+    state), and search and play in any case (they confirm a proof, and
+    decide when there is none; a concrete violation always wins)."""
+    outcome = check_induction(prog, game, pr, timeout_ms)
+    verdict, detail, cex = check_by_play(game, pr, games, seed, spec_path)
+    play_method = detail.pop("method", "hypothesis play")
+    detail.setdefault("evidence", {})["z3"] = induction_text(outcome)
+    if outcome[0] == "proved":
+        detail["induction"] = outcome[1]
+        if verdict == V.VIOLATED:   # the abstraction let a real violation through: say so
+            detail["reason"] = ("z3 found the invariant inductive, yet a game breaks it: this is a bug "
+                                "in atoll's abstraction (please report it); the game is the verdict")
+            return play_method, verdict, detail, cex
+        return f"z3 induction + {play_method.split()[0]}", V.PROVED, detail, None
+    if outcome[0] == "not inductive":
+        detail["induction"] = {"fails": outcome[1]}
+    else:
+        detail["induction"] = {"unknown": outcome[1]}
+    return play_method, verdict, detail, cex
+
+
+def induction_text(outcome) -> str:
+    """What the induction argument established, in one line."""
+    kind, d = outcome
+    if kind == "proved":
+        joint = f", together with {', '.join(f'`{n}`' for n in d['with'])}" if d["with"] else ""
+        return (f"z3 by induction: it holds once setup is done, whatever setup draws, and each of "
+                f"the {len(d['steps'])} steps ({', '.join(d['steps'])}) keeps it from any state of the "
+                f"declared types where it holds{joint}")
+    if kind == "not inductive":
+        if d["step"] == "setup":
+            return f"z3 induction: `{d['breaks']}` can be false once setup is done ({_vals(d['after'])})"
+        pairs = "; ".join(f"{k}: {d['before'].get(k, '?')}, then {v}" for k, v in d["after"].items())
+        return (f"z3 induction: not inductive: from a state where it holds, `{d['step']}` can break "
+                f"`{d['breaks']}` ({pairs}); that state may not be reachable, so search and play decide")
+    return f"no z3 induction argument: {d}"
+
+
+def _vals(values: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in values.items()) or "values not shown"
 
 
 def applies(comp, game, pr) -> bool:
@@ -135,6 +179,9 @@ def check_one(prog, game, pr, games, seed, spec_path, timeout_ms):
         method, verdict, detail, counterexample = check_chance(prog, game, pr, timeout_ms)
     elif pr.kind == "almost_surely":
         method, verdict, detail, counterexample = check_almost_sure(game, pr, games, seed, str(spec_path))
+    elif pr.kind == "invariant":
+        method, verdict, detail, counterexample = check_invariant(
+            prog, game, pr, games, seed, str(spec_path), timeout_ms)
     elif pr.kind == "terminates" and pr.step == "action":
         method, verdict, detail, counterexample = check_termination(
             prog, game, pr, games, seed, str(spec_path), timeout_ms)
