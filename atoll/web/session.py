@@ -122,7 +122,10 @@ class Play:
                  "text": "(a secret choice)" if secret else text,
                  "rule": "" if secret or spec is None else spec.name,
                  "cites": [] if secret or spec is None else list(spec.cites or g.phases[spec.phase].cites),
-                 "changes": render.changes(g, before, render.snapshot(g, st, looker)),
+                 # the move's events (a roll, a branch described in words), then what it changed
+                 "changes": ([] if secret else ["» " + ev for ev in st.events(
+                     viewer=looker, actor=a.player, show=lambda t, v: render.label(g.codec, t, v))])
+                 + render.changes(g, before, render.snapshot(g, st, looker)),
                  "agent": agent}
         self.log.append(entry)
         del self.log[:-LOG_KEPT]
