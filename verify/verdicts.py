@@ -163,6 +163,14 @@ def evidence_text(detail) -> str:
         parts.append(f"search from {s['setups']} sampled setup{'s' * (s['setups'] != 1)}: "
                      f"{_states(s['decision states'])} "
                      f"where a player moves, {reach}")
+    s = ev.get("sampled positions")
+    if s:
+        lo, hi = max(s["depth"] or 0, 0), max(s.get("deepest") or 0, 0)
+        stop = "stopped at the state found" if s.get("stopped") else \
+            f"{lo} to {hi} decisions deep" if lo != hi else f"{lo} decision{'s' * (lo != 1)} deep from each"
+        parts.append(f"search from {s['positions']} positions sampled along {s['games']} random games "
+                     f"(at most {s['chance sample']} outcomes of each chance event): "
+                     f"{_states(s['decision states'])} where a player moves, {stop}")
     g = ev.get("games")
     if g:
         cut = []
