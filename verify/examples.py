@@ -173,15 +173,20 @@ def _plain(v) -> str:
 
 # ---------------------------------------------------------------- one example
 
-def run_example(comp, ex: A.ExampleDecl) -> ExampleRun:
-    """Play an example; the run says where it failed, if it did."""
+def run_example(comp, ex: A.ExampleDecl, games: Optional[dict] = None) -> ExampleRun:
+    """Play an example; the run says where it failed, if it did. ``games``:
+    the games already built, by (players, options), to share between examples."""
     prog = comp.program
     players, options, seed = settings(prog, ex)
     run = ExampleRun(ex.name, players, options, seed)
     steps = _steps(ex)
     run.total = len(steps)
+    key = (players, tuple(sorted(options.items(), key=repr)))
     try:
-        game = pipeline.instantiate(comp, players, options)
+        game = games[key] if games is not None and key in games else \
+            pipeline.instantiate(comp, players, options)
+        if games is not None:
+            games[key] = game
     except SpecError as e:
         run.failure = {"step": 0, "line": ex.span.line, "text": f"example {ex.name}",
                        "expected": f"a game of {players} players with options {options or 'the defaults'}",
@@ -442,11 +447,11 @@ def result_of(run: ExampleRun, ex: A.ExampleDecl, seconds: float, axes=()) -> V.
 
 def run_examples(comp, only=None) -> list[V.Result]:
     """Every example of a compiled spec (or those named in ``only``), each with its verdict."""
-    out = []
+    out, games = [], {}
     for ex in comp.program.examples.values():
         if only and ex.name not in only:
             continue
         t0 = time.perf_counter()
-        run = run_example(comp, ex)
+        run = run_example(comp, ex, games)
         out.append(result_of(run, ex, time.perf_counter() - t0, tuple(run.options)))
     return out
