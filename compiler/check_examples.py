@@ -92,7 +92,9 @@ class _Example:
                 self.rep.add("A0001", f"unexpected name `{s.word}`", s.span,
                              f"a setting of an example is {form}, or an option: `name = value`"
                              + _close(s.word, [s.kind]))
-            elif s.kind == "players" and not lo <= s.value <= hi:
+            elif s.kind == "players" and not lo <= s.value <= hi and self.ex.span.file == self.p.file:
+                # (an example a variant inherits from its base game, for a player count the
+                # variant does not have, does not apply to it: `atoll verify` leaves it out)
                 self.rep.add("A0601", f"{self.p.title} is played by {lo} to {hi} players, not "
                              f"{s.value}", s.span, f"give a player count between {lo} and {hi}")
             elif s.kind == "option":

@@ -83,6 +83,15 @@ def settings(prog, ex: A.ExampleDecl) -> tuple[int, dict, int]:
     return players, options, seed
 
 
+def applies(prog, ex: A.ExampleDecl) -> bool:
+    """Whether the game can be played as the example says: a variant
+    inherits its base game's examples, and leaves out those for a player
+    count it does not have (in the spec that declares it, such an example is
+    an error, A0601)."""
+    lo, hi = prog.player_range
+    return lo <= settings(prog, ex)[0] <= hi
+
+
 def _steps(ex: A.ExampleDecl) -> list:
     """The steps, one per action played: (kind, node)."""
     out = []
@@ -449,7 +458,7 @@ def run_examples(comp, only=None) -> list[V.Result]:
     """Every example of a compiled spec (or those named in ``only``), each with its verdict."""
     out, games = [], {}
     for ex in comp.program.examples.values():
-        if only and ex.name not in only:
+        if (only and ex.name not in only) or not applies(comp.program, ex):
             continue
         t0 = time.perf_counter()
         run = run_example(comp, ex, games)
