@@ -198,3 +198,40 @@ def test_verify_reports_examples_with_their_own_verdicts(tmp_path, capsys):
 def test_examples_run_once_whatever_the_configurations(compiled):
     results = run(str(MASTERISLANDS), matrix=True, only=["conquest_5_4_1"])
     assert [(r.property, r.players, r.verdict) for r in results] == [("conquest_5_4_1", 2, "PASSED")]
+
+
+# ---------------------------------------------------------------- the docs
+
+def _editions(path):
+    from atoll.docgen import editions, rulebook
+    pictures = {}
+
+    def picture(name, svg, caption):
+        pictures[name] = svg
+        return [f".. image:: {name}.svg", ""]
+    doc = rulebook.load(path)
+    ctx = editions.Context(picture=picture)
+    return editions.designer_edition(doc, ctx), editions.players_edition(doc, ctx), pictures
+
+
+def test_the_docs_draw_each_example_before_and_after():
+    designer, players, pictures = _editions(MASTERISLANDS)
+    comp = pipeline.compile_spec(MASTERISLANDS)
+    part = designer[designer.index("Worked examples"):designer.index("Properties and verdicts")]
+    for name in comp.program.examples:
+        for when in ("before", "after"):
+            assert f"masterislands-example-{name}-{when}-board" in pictures, (name, when)
+        assert f"example {name}" in part                      # the spec's text, in the designer's edition
+    assert part.count("Verdict: :atoll-verdict:`PASSED <ok>`") == len(comp.program.examples)
+    assert "is not allowed, as the value of ``line`` is not among its choices" in part
+    assert "Player 0 plays **conquer**" in players and "example conquest_5_4_1" not in players
+
+
+def test_the_docs_mark_where_an_example_fails(tmp_path):
+    path = tmp_path / "take.atoll"
+    path.write_text(GAME + '\nexample wrong "A wrong count." with 2 players {\n  play take(2)\n'
+                    '  expect n == 2\n}\n')
+    designer, players, _ = _editions(path)
+    assert "Verdict: :atoll-verdict:`FAILED <unexpected>`" in designer
+    assert "**Fails here**: expected \\`n \\=\\= 2\\`; it is false\\: \\`n\\` is 3." in designer
+    assert "do not do what this example says" in players

@@ -43,6 +43,8 @@ class Step:
     player: Optional[int] = None
     action: str = ""           # the action played, in the game's notation
     action_name: str = ""
+    move: object = None        # the Action played (for the docs)
+    node: object = None        # the example's step (an ExAction, ExGiven or ExExpect)
 
 
 @dataclass
@@ -206,7 +208,7 @@ def run_example(comp, ex: A.ExampleDecl, games: Optional[dict] = None) -> Exampl
     state = None
     for number, (kind, node) in enumerate(steps, 1):
         text = ev.src(node).strip()
-        step = Step(number, node.span.line, f"play {text}" if kind == "play" else text, kind)
+        step = Step(number, node.span.line, f"play {text}" if kind == "play" else text, kind, node=node)
         run.steps.append(step)
         try:
             if kind == "given":
@@ -297,7 +299,7 @@ def _play(game, ev, state, a: A.ExAction, step: Step, prog) -> None:
                           f"in phase `{state.phase()}`)")
     if not legal:
         raise _Fail(want, "it is refused: " + _refused_text(game, state, a.name, params))
-    step.player = legal[0].player
+    step.player, step.move = legal[0].player, legal[0]
     try:
         state.apply_action(legal[0])
     except Exception as e:   # an error of the rules (a ModelError) surfaced by this action
