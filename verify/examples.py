@@ -45,6 +45,7 @@ class Step:
     action_name: str = ""
     move: object = None        # the Action played (for the docs)
     node: object = None        # the example's step (an ExAction, ExGiven or ExExpect)
+    value: object = None       # what an expectation's value came to (the winners, scores, player)
 
 
 @dataclass
@@ -221,7 +222,7 @@ def run_example(comp, ex: A.ExampleDecl, games: Optional[dict] = None) -> Exampl
                 if kind == "play":
                     _play(game, ev, state, node, step, prog)
                 else:
-                    _expect(game, ev, state, node, prog)
+                    _expect(game, ev, state, node, prog, step)
         except _Fail as f:
             run.failure = {"step": number, "line": step.line, "text": step.text,
                            "expected": f.expected, "actual": f.actual}
@@ -341,14 +342,17 @@ def _rule_text(spec, why) -> str:
     return f"`ensures {spec.ensures[i][0]}`"
 
 
-def _expect(game, ev, state, e: A.ExExpect, prog) -> None:
+def _expect(game, ev, state, e: A.ExExpect, prog, step: Optional[Step] = None) -> None:
     S = state.S
+    step = step or Step(0, 0, "", "expect")
+    if e.kind in ("win", "score", "player"):
+        step.value = ev(e.value, S)
     if e.kind == "true":
         if ev(e.value, S) is True:
             return
         raise _Fail(f"`{ev.src(e.value)}`", _why_false(ev, e.value, S))
     if e.kind in ("legal", "illegal"):
-        return _expect_legality(game, ev, state, e, prog)
+        return _expect_legality(game, ev, state, e, prog, step)
     if e.kind == "player":
         who = ev(e.value, S)
         want = f"player {who} to act" + (f" in phase `{e.name}`" if e.name else "")
@@ -378,11 +382,13 @@ def _expect(game, ev, state, e: A.ExExpect, prog) -> None:
         raise _Fail(want, got)
 
 
-def _expect_legality(game, ev, state, e: A.ExExpect, prog) -> None:
+def _expect_legality(game, ev, state, e: A.ExExpect, prog, step: Step) -> None:
     a = e.action
     params = _params(game, ev, a, state.S)
     label = _label(game, a.name, params)
     who = None if a.by is None else ev(a.by, state.S)
+    step.action, step.action_name = label, a.name
+    step.move = Action(a.name, params, None, state.current_player() if who is None else who, None, game)
     if state.is_terminal():
         raise _Fail(f"`{label}` to be {e.kind}" if e.kind == "legal" else
                     f"`{label}` to be refused", _over(state))
