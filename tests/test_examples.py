@@ -235,3 +235,25 @@ def test_the_docs_mark_where_an_example_fails(tmp_path):
     assert "Verdict: :atoll-verdict:`FAILED <unexpected>`" in designer
     assert "**Fails here**: expected \\`n \\=\\= 2\\`; it is false\\: \\`n\\` is 3." in designer
     assert "do not do what this example says" in players
+
+
+def test_an_example_and_a_property_share_one_namespace(tmp_path):
+    import atoll
+    path = tmp_path / "take.atoll"
+    path.write_text(GAME + '\nproperty ex invariant n >= 0\nexample ex { expect n == 5 }\n'
+                    'example ex { expect n == 5 }\n')
+    with pytest.raises(atoll.SpecError) as e:
+        pipeline.compile_spec(path)
+    messages = [d.message for d in e.value.diagnostics if d.code == "A0102"]
+    assert "example `ex` is defined twice" in messages
+    assert "`ex` names both a property and an example" in messages
+
+
+def test_the_words_of_examples_stay_names_elsewhere(tmp_path):
+    """`play`, `players` and `seed` are read by the checker inside an example
+    only: a phase may be called `play`, a variable `seed`."""
+    path = tmp_path / "names.atoll"
+    path.write_text(GAME.replace("move", "play").replace("n: int = 5", "n: int = 5  seed: int = 1")
+                    + '\nexample ex with 2 players, seed 4 { play take(1)\n  expect seed == 1 and n == 4 }\n')
+    comp = pipeline.compile_spec(path)
+    assert run_example(comp, comp.program.examples["ex"]).ok

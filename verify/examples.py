@@ -160,7 +160,7 @@ class _Evaluator:
                         f"evaluating it failed: {pipeline._describe(err)}") from None
 
     def src(self, node) -> str:
-        return pipeline._src(self.prog.sources, node.span)
+        return source(self.prog, node.span)
 
     def text(self, e, v) -> str:
         """A value in the game's notation (as labels and the terminal show it)."""
@@ -169,6 +169,21 @@ class _Evaluator:
             return self.game.codec.text(t, v)
         except Exception:
             return _plain(v)
+
+
+def source(prog, span, limit: int = 160) -> str:
+    """The text of a node on one line (a value written over several lines
+    joined), cut at ``limit`` characters."""
+    lines = prog.sources.get(span.file, "").splitlines()
+    if not 1 <= span.line <= len(lines):
+        return "?"
+    if span.line == span.end_line:
+        text = lines[span.line - 1][span.column - 1:span.end_column - 1]
+    else:
+        parts = [lines[span.line - 1][span.column - 1:]] + lines[span.line:span.end_line - 1]
+        parts.append(lines[span.end_line - 1][:span.end_column - 1])
+        text = " ".join(" ".join(parts).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _plain(v) -> str:
@@ -208,7 +223,9 @@ def run_example(comp, ex: A.ExampleDecl, games: Optional[dict] = None) -> Exampl
     ev = _Evaluator(prog, game, _exprs(ex))
     state = None
     for number, (kind, node) in enumerate(steps, 1):
-        text = ev.src(node).strip()
+        text = ev.src(node) if kind != "given" else "given " + (
+            f"player {ev.src(node.player)} " if node.player is not None else "") + (
+            f"in {node.phase} " if node.phase else "") + "{ ... }"
         step = Step(number, node.span.line, f"play {text}" if kind == "play" else text, kind, node=node)
         run.steps.append(step)
         try:
@@ -438,6 +455,8 @@ def _written_out(e) -> bool:
         return _written_out(e.operand)
     if isinstance(e, (A.ListLit, A.SetLit, A.TupleLit)):
         return all(_written_out(x) for x in e.items)
+    if isinstance(e, A.MapLit):
+        return all(_written_out(x) for x in e.keys + e.values)
     return False
 
 
@@ -452,7 +471,7 @@ def result_of(run: ExampleRun, ex: A.ExampleDecl, seconds: float, axes=()) -> V.
         verdict = V.FAILED
         where = f"step {f['step']} of {run.total}, line {f['line']}" if f["step"] else f"line {f['line']}"
         detail = {"steps": run.total, "failed step": f,
-                  "reason": f"{where}, `{f['text']}`: expected {f['expected']}; {f['actual']}"}
+                  "reason": f"{where}: expected {f['expected']}; {f['actual']}"}
     opts = ", ".join(f"{k}={v}" for k, v in run.options.items())
     detail["evidence"] = {"example": f"the example's {run.total} step{'s' * (run.total != 1)} played on the "
                                      f"model ({run.players} players, seed {run.seed}"
