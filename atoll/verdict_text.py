@@ -34,6 +34,8 @@ TERMS = [
     ("UNKNOWN", "UNKNOWN: no sound answer within the budget; the reason is given", "Verdicts"),
     ("WITNESS FOUND", "WITNESS FOUND: values (or a game) that make the property true, shown",
      "Verdicts"),
+    (" example ", "PASSED / FAILED: a worked example (`example`) played once on the model: every "
+     "step did as written / the step shown did not", "Worked examples"),
     ("distinct states", "distinct states: positions counted once however often play met them",
      "What a verdict rests on"),
 ]
