@@ -257,3 +257,17 @@ def test_the_words_of_examples_stay_names_elsewhere(tmp_path):
                     + '\nexample ex with 2 players, seed 4 { play take(1)\n  expect seed == 1 and n == 4 }\n')
     comp = pipeline.compile_spec(path)
     assert run_example(comp, comp.program.examples["ex"]).ok
+
+
+def test_a_refusal_by_an_ensures_is_told_from_one_by_a_when(tmp_path):
+    path = tmp_path / "keep.atoll"
+    path.write_text(GAME.replace('"as many as are left" {', '"as many as are left" ensures n >= 1 "one stays" {')
+                    + '\nexample ok with 2 players { given { n = 2 }\n'
+                    '  expect illegal take(2) because ensures n >= 1\n  expect legal take(1) }\n'
+                    'example wrong with 2 players { given { n = 2 }\n'
+                    '  expect illegal take(2) because when n >= k }\n')
+    comp = pipeline.compile_spec(path)
+    assert run_example(comp, comp.program.examples["ok"]).ok
+    r = run_example(comp, comp.program.examples["wrong"])
+    assert r.failure["expected"] == "`take(k=2)` to be refused by `when n >= k`"
+    assert r.failure["actual"] == "it is refused by `ensures n >= 1`"
