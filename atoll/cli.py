@@ -63,8 +63,9 @@ EXAMPLES = {
               "  atoll verify spec/GAME.atoll --matrix\n"
               "  atoll verify spec/GAME.atoll --property NAME --json\n\n"
               "verdicts: PROVED, HOLDS UP TO k, NO VIOLATION IN N GAMES, VIOLATED, WITNESS FOUND,\n"
-              "NO WITNESS, UNKNOWN. Exit status 0 exactly when every verdict matches what the\n"
-              "spec expects (`expect ...`; without it, a property expects to hold or to be found).",
+              "NO WITNESS, UNKNOWN; for an example, PASSED or FAILED. Exit status 0 exactly when\n"
+              "every verdict matches what the spec expects (`expect ...`; without it, a property\n"
+              "expects to hold or to be found, an example to pass).",
 }
 
 
@@ -550,10 +551,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--property", metavar="NAME", help="with --trace: the property of the report "
                    "whose trace to show (default: the first that has one)")
 
-    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
-            "folder, every spec under it.", cmd_verify)
+    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis, and play its "
+            "worked examples; given a folder, every spec under it.", cmd_verify)
     game_args(p)
-    p.add_argument("--property", action="append", metavar="NAME", help="only this property (repeatable)")
+    p.add_argument("--property", action="append", metavar="NAME", help="only this property or example (repeatable)")
     p.add_argument("--matrix", action="store_true",
                    help="every player count times every mode the game block lists in `modes`")
     p.add_argument("--games", type=int, default=100,

@@ -681,6 +681,8 @@ def check_types(prog: Program, rep: Reporter) -> None:
                  prog.score.value.span, "a score")
     for pr in prog.properties.values():
         check_property(c, pr, rep)
+    from atoll.compiler.check_examples import check_examples
+    check_examples(c, prog, rep)
     if prog.game is not None:
         check_modes(c, prog, rep)
 

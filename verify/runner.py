@@ -119,17 +119,19 @@ def applies(comp, game, pr) -> bool:
 
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
-        games: int = 100, timeout_ms: int = 20_000, progress=None) -> list[V.Result]:
+        games: int = 100, timeout_ms: int = 20_000, progress=None,
+        examples: bool = True) -> list[V.Result]:
     comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     props = list(prog.properties.values())
     if only:
         wanted = set(only)
-        unknown = wanted - set(prog.properties)
+        unknown = wanted - set(prog.properties) - set(prog.examples)
         if unknown:
             from atoll.diagnostics import Diagnostic, did_you_mean
             raise SpecError([Diagnostic("A0302", f"no property `{u}`", None,
-                                        did_you_mean(u, prog.properties)) for u in sorted(unknown)])
+                                        did_you_mean(u, list(prog.properties) + list(prog.examples)))
+                                for u in sorted(unknown)])
         props = [p for p in props if p.name in wanted]
     results = []
     configs = configurations(comp, players, options or {}, matrix)
@@ -160,6 +162,9 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
                                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
                                     axes, trace, pr.notes.summary))
+    if examples:   # once: each example sets its own players and options
+        from atoll.verify.examples import run_examples
+        results += run_examples(comp, set(only) if only else None)
     return results
 
 

@@ -130,7 +130,9 @@ def _bounds(spec: A.Spec, n_lines: int) -> dict[tuple, int]:
     out: dict[tuple, int] = {}
 
     def siblings(nodes: list, stop: int) -> None:
-        starts = sorted((x.span.line, x) for x in nodes if x.span.line > 0)
+        # by position only: two declarations may share a line (nodes do not compare)
+        starts = sorted(((x.span.line, x) for x in nodes if x.span.line > 0),
+                        key=lambda t: (t[0], t[1].span.column))
         for i, (line, x) in enumerate(starts):
             nxt = starts[i + 1][0] - 1 if i + 1 < len(starts) else stop
             out[(x.span.file, x.span.line, x.span.column)] = max(line, nxt)
