@@ -44,6 +44,8 @@ TERMS = [
 def detail_text(r) -> str:
     """A short line on how the verdict was reached."""
     d = r.detail or {}
+    if d.get("shared"):   # computed once for another configuration of the matrix
+        return d["shared"]
     if d.get("vacuous"):   # a proof that says nothing: say so first
         return d["vacuous"]
     if "z3" in d and r.verdict != "PROVED":
