@@ -1,2 +1,183 @@
-"""compiler/runtime.py in detail: behaviour of the reference model that the
-play-contract and save tests do not pin down."""
+"""compiler/runtime.py in detail: what a player is told when a move is
+refused (each reason, word for word), the text of ``describe``, scores,
+action identity, and the chance a pending draw waits for. One small spec
+written here; each test runs in milliseconds."""
+import pytest
+
+import atoll
+from atoll.compiler.runtime import Action, IllegalAction, ModelError
+
+HEAP = """
+game heap {
+  title: "Heap"
+  players: 2..3
+}
+
+state {
+  stones: int = 7 visible all
+  pile: bag[int] = bag([4, 5, 6]) visible nobody
+  one: bag[int] = bag([9]) visible nobody
+  player taken: int = 0 visible all
+}
+
+flow {
+  round {
+    turns in seats: take, other
+  }
+}
+
+phase take "Take stones." cites "Taking" {
+  action take_stones(n: int in [1, 2, 3]) "Take some." cites "Taking", "Heap"
+    when n <= stones "not more than the heap"
+    ensures stones != 1 "never leave exactly one"
+  {
+    stones = stones - n
+    taken[me] = taken[me] + n
+    end phase
+  }
+}
+
+phase other "Other." {
+  action rest() { end phase }
+  action dig() {
+    draw c from pile
+    taken[me] = taken[me] + c
+    end phase
+  }
+}
+
+ending empty immediately when stones == 0 => rank p by taken[p] else shared
+
+SCORE
+"""
+
+
+@pytest.fixture
+def heap(tmp_path):
+    def make(score="score p = taken[p]", players=2):
+        f = tmp_path / "heap.atoll"
+        f.write_text(HEAP.replace("SCORE", score))
+        return atoll.load(f, players=players)
+    return make
+
+
+def refusal(st, action) -> str:
+    with pytest.raises(IllegalAction) as e:
+        st.apply_action(action)
+    return str(e.value)
+
+
+def by_label(st, label):
+    return next(a for a in st.legal_actions() if str(a) == label)
+
+
+def test_each_reason_a_move_is_refused(heap):
+    g = heap()
+    st = g.new_initial_state(seed=0)
+    take = {n: by_label(st, f"take_stones(n={n})") for n in (1, 2, 3)}
+    assert refusal(st, 999999) == (
+        "no legal action has id 999999 now (player 0, phase `take` (rulebook: Taking)); "
+        "legal actions include: take_stones(n=1), take_stones(n=2), take_stones(n=3)")
+    assert refusal(st, "x") == "an action is an Action or its integer id, not 'x'"
+    assert refusal(st, True) == "an action is an Action or its integer id, not True"
+    st.apply_action(take[3])
+    rest = by_label(st, "rest()")
+    st.apply_action(rest)                                       # stones 4, player 1
+    assert refusal(st, rest) == ("`rest` is an action of phase `other`, and the game is in "
+                                 "phase `take` (rulebook: Taking)")
+    assert refusal(st, take[3]) == ("`take_stones`: afterwards `stones != 1` would not hold "
+                                    "(never leave exactly one) (rulebook: Taking; Heap)")
+    assert refusal(st, Action("take_stones", (5,), None, 1, None, g)) == (
+        "`take_stones`: n=5 is not among its choices `[1, 2, 3]` (rulebook: Taking; Heap)")
+    assert refusal(st, Action("nope", (), None, 1, None, g)) == "`nope` is not an action of this game"
+    st.apply_action(take[2])
+    st.apply_action(rest)                                       # stones 2, player 0
+    assert refusal(st, take[3]) == ("`take_stones`: its condition `n <= stones` does not hold "
+                                    "(not more than the heap) (rulebook: Taking; Heap)")
+    st.apply_action(take[2])
+    assert st.is_terminal() and st.ending() == "empty" and st.winners() == (0,)
+    assert st.scores() == [5, 2] and st.returns() == [1.0, -1.0]
+    assert refusal(st, take[1]) == "the game is over (ending `empty`); no action is legal"
+
+
+def test_describe(heap):
+    g = heap()
+    st = g.new_initial_state(seed=0)
+    assert g.describe(st) == ("Heap, round 1\nplayer 0 to play, phase take\n  stones = 7\n"
+                              "  pile = 3 items, face down\n  one = 1 item, face down\n"
+                              "  taken = [0, 0]")
+    for label in ["take_stones(n=3)", "rest()", "take_stones(n=2)", "rest()", "take_stones(n=2)"]:
+        st.apply_action(by_label(st, label))
+    assert g.describe(st).splitlines()[:3] == ["Heap, round 2", "game over (empty): won by player 0",
+                                               "  stones = 0"]
+    tie = g.new_initial_state(seed=0)
+    for label in ["take_stones(n=2)", "rest()", "take_stones(n=2)", "rest()", "take_stones(n=3)"]:
+        tie.apply_action(by_label(tie, label))
+    assert tie.scores() == [5, 2] and tie.winners() == (0,)
+    explicit = g.new_initial_state(seed=0, chance="explicit")
+    explicit.apply_action(by_label(explicit, "take_stones(n=1)"))
+    explicit.apply_action(by_label(explicit, "dig()"))
+    assert explicit.is_chance_node()
+    assert g.describe(explicit).splitlines()[1] == "waiting for chance"
+
+
+def test_a_shared_win_and_no_winner_are_told(heap):
+    g = heap(players=3)
+    st = g.new_initial_state(seed=0)
+    for label in ["take_stones(n=2)", "rest()", "take_stones(n=2)", "rest()", "take_stones(n=3)"]:
+        st.apply_action(by_label(st, label))
+    # player 2 ended it with 3, the others hold 2: the leader alone wins
+    assert st.winners() == (2,) and st.returns() == [-1.0, -1.0, 1.0]
+    even = g.new_initial_state(seed=0)
+    for label in ["take_stones(n=1)", "rest()", "take_stones(n=1)", "rest()", "take_stones(n=1)",
+                  "rest()", "take_stones(n=2)", "rest()", "take_stones(n=2)"]:
+        even.apply_action(by_label(even, label))
+    assert even.scores() == [3, 3, 1] and even.winners() == (0, 1)
+    assert g.describe(even).splitlines()[1] == "game over (empty): won by player 0, player 1"
+    assert even.returns() == [1.0, 1.0, -1.0]
+
+
+def test_a_pending_draw_takes_only_chance_outcomes(heap):
+    g = heap()
+    st = g.new_initial_state(seed=0, chance="explicit")
+    st.apply_action(by_label(st, "take_stones(n=1)"))
+    st.apply_action(by_label(st, "dig()"))
+    outcomes = st.chance_outcomes()
+    assert sorted(str(a) for a, _ in outcomes) == ["chance: draw 4", "chance: draw 5", "chance: draw 6"]
+    assert [p for _, p in outcomes] == [pytest.approx(1 / 3)] * 3
+    assert refusal(st, by_label(g.new_initial_state(seed=0), "take_stones(n=1)")) == (
+        "a chance event is pending: the next action must be one of chance_outcomes()")
+    five = next(a for a, _ in outcomes if str(a) == "chance: draw 5")
+    st.apply_action(five)
+    assert st.scores() == [1 + 5, 0] and not st.is_chance_node()
+
+
+def test_scores_without_a_score_and_a_score_that_fails(heap):
+    g = heap(score="")
+    st = g.new_initial_state(seed=0)
+    assert st.scores() == [0, 0]
+    bad = heap(score="score p = taken[p + stones]")
+    with pytest.raises(ModelError, match="^evaluating the score: "):
+        bad.new_initial_state(seed=0).scores()
+
+
+def test_actions_equal_by_id_only_among_actions(heap):
+    g = heap()
+    a = by_label(g.new_initial_state(seed=0), "take_stones(n=1)")
+    b = by_label(g.new_initial_state(seed=3), "take_stones(n=1)")
+    assert a == b and hash(a) == hash(b) and int(a) == a.id
+    assert a != a.id and a != by_label(g.new_initial_state(seed=0), "take_stones(n=2)")
+    assert repr(a) == f"<Action take_stones(n=1) id={a.id}>"
+    assert len({a, b}) == 1
+
+
+def test_state_from_keeps_the_chance_mode(heap):
+    g = heap()
+    st = g.state_from({"stones": 5}, chance="explicit")
+    st.apply_action(by_label(st, "take_stones(n=1)"))
+    st.apply_action(by_label(st, "dig()"))
+    assert st.is_chance_node()
+    auto = g.state_from({"stones": 5})
+    auto.apply_action(by_label(auto, "take_stones(n=1)"))
+    auto.apply_action(by_label(auto, "dig()"))
+    assert not auto.is_chance_node()
