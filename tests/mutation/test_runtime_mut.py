@@ -181,3 +181,62 @@ def test_state_from_keeps_the_chance_mode(heap):
     auto.apply_action(by_label(auto, "take_stones(n=1)"))
     auto.apply_action(by_label(auto, "dig()"))
     assert not auto.is_chance_node()
+
+
+PLAIN = """
+game plain {
+  title: "Plain"
+  players: 2..3
+}
+
+state {
+  stones: int = 7 visible all
+  none: bag[int] = bag[int]() visible nobody
+}
+
+flow {
+  round {
+    turns in seats: take
+  }
+}
+
+phase take "Take stones." {
+  action take_stones(n: int in [1, 2, 3]) when n <= stones {
+    stones = stones - n
+    end phase
+  }
+  action dig() {
+    draw c from none
+    end phase
+  }
+  action cheat() {
+    win [me + 7, me + 9]
+  }
+}
+
+ending empty immediately when stones == 0 => tie
+"""
+
+
+def test_model_errors_say_what_the_rules_did(tmp_path):
+    (tmp_path / "plain.atoll").write_text(PLAIN)
+    g = atoll.load(tmp_path / "plain.atoll", players=2)
+    st = g.new_initial_state(seed=0)
+    with pytest.raises(ModelError) as e:
+        st.apply_action(by_label(st, "dig()"))
+    assert str(e.value) == "a rule draws from an empty bag; guard the draw with `size(...) > 0`"
+    st = g.new_initial_state(seed=0)
+    with pytest.raises(ModelError) as e:
+        st.apply_action(by_label(st, "cheat()"))
+    assert str(e.value) == ("action `cheat` names the winner 7, which is not a seat of a 2-player "
+                            "game (seats 0 to 1)")
+
+
+def test_a_condition_without_summary_or_citation_is_quoted_alone(tmp_path):
+    (tmp_path / "plain.atoll").write_text(PLAIN)
+    g = atoll.load(tmp_path / "plain.atoll", players=2)
+    st = g.new_initial_state(seed=0)
+    three = by_label(st, "take_stones(n=3)")
+    st.apply_action(three)
+    st.apply_action(three)                                      # one stone left
+    assert refusal(st, three) == "`take_stones`: its condition `n <= stones` does not hold"
