@@ -49,7 +49,7 @@ TESTS = {
         "tests/mutation/test_runtime_mut.py",
         "tests/test_contracts.py", "tests/test_play.py", "tests/test_saves.py",
         "tests/test_save_rules.py", "tests/test_position.py", "tests/test_simultaneous.py",
-        "tests/test_rounds.py", "tests/test_with_and_empty.py",
+        "tests/test_rounds.py", "tests/test_with_and_empty.py", "tests/test_intbound.py",
         # the slowest: a 40 s random-play test, and those that play Kanaloa
         # (each mutant reached by them would spend seconds on each)
         "-k", "not test_random_play_keeps_the_contract and not kanaloa and not guarded"
@@ -135,6 +135,9 @@ def prepare(name: str, fresh: bool) -> Path:
         'forkserver_warmup = "import"',
         'preload_modules_file = "preload.txt"',
         "use_git_change_detection = false",
+        # a mutant that loops is stopped after 8 times its tests' time (mutmut's
+        # default, 30 times, costs minutes per looping mutant)
+        "timeout_multiplier = 4.0",
         "",
         "[tool.pytest.ini_options]",
         'testpaths = ["tests"]',

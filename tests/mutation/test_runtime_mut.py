@@ -240,3 +240,73 @@ def test_a_condition_without_summary_or_citation_is_quoted_alone(tmp_path):
     st.apply_action(three)
     st.apply_action(three)                                      # one stone left
     assert refusal(st, three) == "`take_stones`: its condition `n <= stones` does not hold"
+
+
+STAGES = """game flowy {
+  title: "Flowy"
+  players: 2..3
+}
+
+state {
+  stones: int = 7 visible all
+  who: Player = 0 visible all
+}
+
+flow {
+  round {
+    turns in seats: take
+    turns in [p + 5 for p in seats if stones < 5]: take
+  }
+}
+
+phase take "Take stones." {
+  action take_stones(n: int in [1, 2, 3]) when n <= stones {
+    stones = stones - n
+    end phase
+  }
+}
+
+ending empty immediately when stones == 0 => tie
+"""
+
+KEEPER = """game flowy {
+  title: "Flowy"
+  players: 2..3
+}
+
+state {
+  stones: int = 7 visible all
+  who: Player = 0 visible all
+}
+
+flow {
+  round {
+    turns round seats from who until stones < 2: take
+  }
+}
+
+phase take "Take stones." {
+  action take_stones(n: int in [1, 2, 3]) when n <= stones {
+    stones = stones - n
+    if stones < 4 { who = me + 7 }
+    end phase
+  }
+}
+
+ending empty immediately when stones == 0 => tie
+"""
+
+
+@pytest.mark.parametrize("spec, message", [
+    (STAGES, "a stage of the flow names players [5, 6]; seats are 0..1"),
+    (KEEPER, "`who` holds 8, which is not a seat; the flow keeps whose turn it is there "
+             "(seats 0 to 1)"),
+])
+def test_a_flow_that_names_no_seat_is_a_model_error(tmp_path, spec, message):
+    (tmp_path / "flowy.atoll").write_text(spec)
+    g = atoll.load(tmp_path / "flowy.atoll", players=2)
+    st = g.new_initial_state(seed=0)
+    with pytest.raises(ModelError) as e:
+        for _ in range(4):
+            st.apply_action(by_label(st, "take_stones(n=2)"))
+    assert str(e.value) == message
