@@ -102,3 +102,68 @@ def test_per_turn_argument_in_words(measure):
     assert below.startswith("z3: `take_stones` may take the measure below 0 ("), below
     before, after = below[below.index("(") + 1:-1].split(" then ")
     assert int(after) < 0 <= int(before)
+
+
+AUTO = """
+game g { title: "G" players: 2..2 }
+state {
+  stones: int = 9 visible all
+}
+flow { round { turns in seats: take, tick } }
+phase take "Take." {
+  action take_stones(n: int in [1, 2, 0]) when n <= stones { stones = stones + 0  BODY }
+}
+phase tick "Tick." {
+  TICK
+}
+ending empty immediately when stones == 0 => tie
+property m terminates by stones per STEP
+"""
+
+
+def auto(body="end phase", tick="auto { if stones > 0 { stones = stones - 1 } }", step="turn"):
+    return AUTO.replace("BODY", body).replace("TICK", tick).replace("STEP", step)
+
+
+def test_per_turn_an_automatic_step_that_lowers_the_measure(measure):
+    assert measure(auto(), turn=True) == (
+        "z3: no step raises the measure and every turn runs an automatic step that lowers it "
+        "(tick); that each turn ends is left to search and play")
+    assert measure(auto(body="end turn"), turn=True) == \
+        "z3: an `end turn` may skip the step that lowers the measure"
+    assert measure(auto(tick="auto { stones = stones + 0 }"), turn=True) == (
+        "z3: no step of the stage `take, tick` surely lowers the measure (automatic steps "
+        "that do: none)")
+    assert measure(auto(step="action")) == \
+        ("fails", "take_stones", {"measure before": "1", "measure after": "1", "step": "take_stones"})
+
+
+def test_automatic_steps_are_named_by_their_phase(measure):
+    raise_auto = auto(tick="auto { stones = stones + 1 }", step="action").replace("[1, 2, 0]", "[1]") \
+        .replace("stones + 0", "stones - 1")
+    got = measure(raise_auto)
+    assert got[0] == "fails" and got[1] == "tick (auto)" and got[2]["step"] == "tick (auto)"
+    assert measure(raise_auto.replace("per action", "per turn"), turn=True) == \
+        "z3: `tick (auto)` may raise the measure"
+    raise_enter = auto(tick="on enter { stones = stones + 1 }\n  action rest() { stones = stones - 1  end phase }",
+                       step="action").replace("[1, 2, 0]", "[1]").replace("stones + 0", "stones - 1")
+    got = measure(raise_enter)
+    assert got[0] == "fails" and got[1] == "tick (enter)"
+
+
+def test_every_choice_of_a_parameter_is_considered(measure):
+    # only the last choice, 0, keeps the measure: it must be found
+    assert measure(spec().replace("[1, 2, 3]", "[1, 2, 0]")) == \
+        ("fails", "take_stones", {"measure before": "1", "measure after": "1", "step": "take_stones"})
+    assert measure(spec().replace("[1, 2, 3]", "[0, 2, 1]"))[0] == "fails"
+
+
+def test_a_measure_the_flow_writes_has_no_z3_argument(measure):
+    text = spec(measure="stones + who").replace(
+        "turns in seats: take", "turns round seats from who until stones < 2: take").replace(
+        "stones: int", "who: Player = 0 visible all\n  stones: int")
+    assert measure(text) == ("unknown", "the measure reads `who`, which the flow changes between turns")
+    assert measure(text.replace("per action", "per turn"), turn=True) == \
+        "no z3 argument: the measure reads `who`, which the flow changes between turns"
+    # the same flow, with a measure that does not read the keeper, is argued as usual
+    assert measure(text.replace("stones + who", "stones"))[0] == "proved"
