@@ -59,6 +59,8 @@ TESTS = {
         "tests/mutation/test_check_mut.py",
         "tests/test_diagnostics.py", "tests/test_let_tuples.py", "tests/test_with_and_empty.py",
         "tests/test_intbound.py", "tests/test_mangling.py", "tests/test_stdlib.py",
+        # reads check.py's own text for its messages: a mutated copy has more
+        "-k", "not test_every_type_rule_has_a_bad_case",
     ]),
     "lower_actions": ("atoll/compiler/lower_actions.py", [
         "tests/mutation/test_lower_mut.py",
