@@ -188,6 +188,12 @@ def results(ws: Path, name: str) -> dict:
     return {k: status(v) for k, v in data.get("exit_code_by_key", {}).items()}
 
 
+def sample(res: dict, n: int, seed: int) -> list:
+    """One mutant in n of a module, drawn with the seed (the same draw each time)."""
+    every = sorted(res)
+    return sorted(random.Random(seed).sample(every, max(1, len(every) // n)))
+
+
 def table(name: str, res: dict, seconds: float | None, sampled: int | None) -> str:
     counts: dict = {}
     for s in res.values():
@@ -220,7 +226,10 @@ def main(argv=None) -> int:
         ws = WORK / name
         if a.report or a.survivors:
             res = results(ws, name)
-            print(table(name, res, None, None))
+            if a.sample > 1:   # the table of that sample only
+                keep = set(sample(res, a.sample, a.seed))
+                res = {k: v for k, v in res.items() if k in keep}
+            print(table(name, res, None, len(res) if a.sample > 1 else None))
             if a.survivors:
                 for k, v in sorted(res.items()):
                     if v == "survived":
@@ -229,19 +238,25 @@ def main(argv=None) -> int:
         ws = prepare(name, a.fresh)
         t0 = time.monotonic()
         if a.again:
-            pick = sorted(k for k, v in results(ws, name).items() if v != "killed")
+            pick = sorted(k for k, v in results(ws, name).items() if v in ("survived", "no tests"))
+            if (ws / "sample.txt").exists():   # the last run was a sample: stay in it
+                keep = set((ws / "sample.txt").read_text().split())
+                pick = [k for k in pick if k in keep]
             rc = mutmut(ws, "run", "--max-children", "1", *pick) if pick else 0
             res = results(ws, name)
+            if (ws / "sample.txt").exists():
+                keep = set((ws / "sample.txt").read_text().split())
+                res = {k: v for k, v in res.items() if k in keep}
         elif a.sample > 1:
             # mutmut names its mutants when it generates them: generate them
             # first (as `mutmut run` does), then run the sample by name.
             subprocess.check_call([sys.executable, "-c", GENERATE], cwd=ws)
-            every = sorted(results(ws, name))
-            rng = random.Random(a.seed)
-            pick = sorted(rng.sample(every, max(1, len(every) // a.sample)))
+            pick = sample(results(ws, name), a.sample, a.seed)
+            (ws / "sample.txt").write_text("\n".join(pick) + "\n")
             rc = mutmut(ws, "run", "--max-children", "1", *pick)
             res = {k: v for k, v in results(ws, name).items() if k in set(pick)}
         else:
+            (ws / "sample.txt").unlink(missing_ok=True)
             rc = mutmut(ws, "run", "--max-children", "1")
             res = results(ws, name)
         took = time.monotonic() - t0
