@@ -25,6 +25,9 @@ property t_rec theorem forall r: Rec in [Rec(1, red), Rec(2, blue)]: r.k < 2
 property t_big theorem forall a: int in between(0, 400), b: int in between(0, 400): a + b >= a and a * b >= 0
 property t_big_false theorem forall a: int in between(0, 400), b: int in between(2, 400): a * b != 391
 property t_lte theorem forall a: int in between(0, 400), b: int in between(0, 400): a <= b or b < a
+property t_orth theorem forall x: int in between(0, 400), y: int in between(0, 400): size([q for q in orth(pos(x, y)) if q.x == x - 1]) == 1 and size([q for q in orth(pos(x, y)) if q.x == x + 1]) == 1
+property t_bag theorem forall a: int in between(0, 400), b: int in between(0, 400): size(bag([a, b, a])) == 3 and count_of(bag([a, b, a]), a) >= 2
+property t_without theorem forall a: int in between(0, 400), b: int in between(0, 400): size(without_keys({1: a, 2: b}, [1])) == 1 and get(without_keys({1: a, 2: b}, [1]), 2, 0) == b
 property t_lt theorem forall a: int in between(0, 400), b: int in between(0, 400): a < b or b < a
 """
 
@@ -66,3 +69,9 @@ def test_claims_over_large_domains_are_decided_by_z3(results):
     lt = results["t_lt"]
     assert lt.verdict == V.VIOLATED
     assert lt.counterexample["inputs"]["a"] == lt.counterexample["inputs"]["b"]
+
+
+@pytest.mark.parametrize("name", ["t_orth", "t_bag", "t_without"])
+def test_collection_functions_keep_their_meaning_in_z3(results, name):
+    r = results[name]
+    assert r.verdict == V.PROVED and "enumerated" not in r.detail, (r.verdict, r.detail)
