@@ -2,6 +2,8 @@
 refused (each reason, word for word), the text of ``describe``, scores,
 action identity, and the chance a pending draw waits for. One small spec
 written here; each test runs in milliseconds."""
+import json
+
 import pytest
 
 import atoll
@@ -201,7 +203,7 @@ flow {
 }
 
 phase take "Take stones." {
-  action take_stones(n: int in [1, 2, 3]) when n <= stones {
+  action take_stones(n: int in [1, 2, 3]) when n <= stones ensures stones != 1 {
     stones = stones - n
     end phase
   }
@@ -236,10 +238,23 @@ def test_a_condition_without_summary_or_citation_is_quoted_alone(tmp_path):
     (tmp_path / "plain.atoll").write_text(PLAIN)
     g = atoll.load(tmp_path / "plain.atoll", players=2)
     st = g.new_initial_state(seed=0)
-    three = by_label(st, "take_stones(n=3)")
-    st.apply_action(three)
-    st.apply_action(three)                                      # one stone left
+    three, two = by_label(st, "take_stones(n=3)"), by_label(st, "take_stones(n=2)")
+    st.apply_action(three)                                      # four stones left
+    assert refusal(st, three) == "`take_stones`: afterwards `stones != 1` would not hold"
+    st.apply_action(two)                                        # two left
     assert refusal(st, three) == "`take_stones`: its condition `n <= stones` does not hold"
+
+
+def test_an_ending_whose_condition_fails_is_named(tmp_path):
+    spec = PLAIN.replace("ending empty", "state {\n  row: list[int] = [1, 2] visible all\n}\n\n"
+                         "ending odd immediately when row[stones - 6] > 5 => tie\n\nending empty")
+    (tmp_path / "odd.atoll").write_text(spec)
+    g = atoll.load(tmp_path / "odd.atoll", players=2)
+    st = g.new_initial_state(seed=0)
+    with pytest.raises(ModelError) as e:
+        st.apply_action(by_label(st, "take_stones(n=3)"))
+    assert str(e.value) == "evaluating ending `odd`: index -2 is outside 0..1"
+    assert json.loads(st.to_json())["values"][g.layout.names.index("stones")] == 7   # unchanged
 
 
 STAGES = """game flowy {
