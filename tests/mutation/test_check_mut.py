@@ -128,3 +128,48 @@ BODIES = [
 def test_an_effect_type_rule_both_ways(tmp_path, good, bad):
     assert codes(tmp_path, body=good) == []
     assert codes(tmp_path, body=bad), bad
+
+
+RULES = """game g { title: "G" players: 2..2 }
+enum Colour { red, blue }
+teams = [[0], [1]]
+state {
+  n: int = 0 visible all
+  c: Colour = red visible all
+}
+flow { round { turns in seats: act, other } }
+phase act "Act." {
+  action go() { n = n + 1  end phase }
+}
+phase other "Other." {
+  action rest() { end phase }
+}
+ending over immediately when n >= 3 => tie
+EXTRA
+"""
+
+# (an extra declaration, the code and the whole message of the first error)
+REFUSED = [
+    ('def t(): int = size(team_of(0, 1))', "A0104", "`team_of` takes one player"),
+    ('def t(): int = size(team_of(true))', "A0103", "the player must be int, but this is bool"),
+    ('property q theorem forall k: int in [1, 2]: k + n > 0', "A0101",
+     "the property `q` cannot read the state variable `n`"),
+    ('property p invariant can(go)', "A0107", "`can` is only meaningful in phases, not in the property `p`"),
+    ('phase third "T." { action x() when can(rest) { end phase } }', "A0107",
+     "`can(rest)` asks about an action of phase `other` from phase `third`"),
+    ('phase third "T." { action x() when can(rest()) { end phase } }', "A0104",
+     "`can` takes the name of one action"),
+]
+
+
+@pytest.mark.parametrize("extra, code, message", REFUSED, ids=[r[1] + ": " + r[2] for r in REFUSED])
+def test_rules_of_calls_and_properties(tmp_path, extra, code, message):
+    f = tmp_path / "g.atoll"
+    f.write_text(RULES.replace("EXTRA", extra).replace("act, other", "act, other, third"
+                                                        if "third" in extra else "act, other"))
+    with pytest.raises(atoll.SpecError) as e:
+        atoll.compile_spec(f)
+    first = e.value.diagnostics[0]
+    assert (first.code, first.message) == (code, message)
+    f.write_text(RULES.replace("EXTRA", ""))
+    atoll.compile_spec(f)   # the same spec without it is accepted
