@@ -173,3 +173,18 @@ def test_rules_of_calls_and_properties(tmp_path, extra, code, message):
     assert (first.code, first.message) == (code, message)
     f.write_text(RULES.replace("EXTRA", ""))
     atoll.compile_spec(f)   # the same spec without it is accepted
+
+
+def test_an_unknown_function_gets_a_suggestion_and_teams_may_not_read_the_state(tmp_path):
+    f = tmp_path / "g.atoll"
+    f.write_text(RULES.replace("EXTRA", "def t(): int = sise(n)"))
+    with pytest.raises(atoll.SpecError) as e:
+        atoll.compile_spec(f)
+    first = e.value.diagnostics[0]
+    assert (first.code, first.message, first.hint) == ("A0101", "unknown function `sise`",
+                                                        "did you mean `size`?")
+    f.write_text(RULES.replace("EXTRA", "").replace("teams = [[0], [1]]", "teams = [[n], [1]]"))
+    with pytest.raises(atoll.SpecError) as e:
+        atoll.compile_spec(f)
+    first = e.value.diagnostics[0]
+    assert (first.code, first.message) == ("A0101", "the teams cannot read the state variable `n`")
