@@ -63,7 +63,6 @@ TESTS = {
         "-k", "not test_every_type_rule_has_a_bad_case",
     ]),
     "lower_actions": ("atoll/compiler/lower_actions.py", [
-        "tests/mutation/test_lower_mut.py",
         "tests/test_play.py", "tests/test_simultaneous.py", "tests/test_dice.py",
         "tests/test_rounds.py", "tests/test_let_tuples.py", "tests/test_lowering_frame.py",
         "tests/test_codegen_safety.py",
@@ -84,7 +83,6 @@ TESTS = {
         "tests/mutation/test_simulation_mut.py",
     ]),
     "lower": ("atoll/compiler/lower.py", [
-        "tests/mutation/test_lower_mut.py",
         "tests/test_play.py", "tests/test_simultaneous.py", "tests/test_dice.py",
         "tests/test_rounds.py", "tests/test_let_tuples.py", "tests/test_lowering_frame.py",
         "tests/test_codegen_safety.py", "tests/test_with_and_empty.py",
