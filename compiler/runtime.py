@@ -33,7 +33,7 @@ from atoll.compiler import intbound, savegame
 from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
-from atoll.compiler.values import ValueCodec, pack
+from atoll.compiler.values import ValueCodec, pack, sort_values
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
@@ -276,7 +276,7 @@ class State:
         bag, elem = self.pending[2], self.pending[3]
         counts = Counter(bag)
         total = len(bag)
-        return [(self.game._chance_action(item, elem), counts[item], total) for item in sorted(counts)]
+        return [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         return [(a, n / total) for a, n, total in self._chance_counts()]

@@ -241,6 +241,11 @@ def _type(game, j, field: str):
         raise CorruptState(f"this game has no {j[0]} {shown(j[1])}", field)
     if isinstance(j, list) and len(j) == 2 and j[0] in ("list", "set", "bag"):
         return (j[0], _type(game, j[1], field))
+    if isinstance(j, list) and len(j) == 2 and j[0] == "maybe":
+        inner = _type(game, j[1], field)
+        if isinstance(inner, tuple) and inner[0] == "maybe":
+            raise CorruptState("a maybe cannot hold a maybe", field)
+        return ("maybe", inner)
     if isinstance(j, list) and len(j) == 3 and j[0] == "map":
         return ("map", _type(game, j[1], field), _type(game, j[2], field))
     if isinstance(j, list) and len(j) >= 3 and j[0] == "tuple":
