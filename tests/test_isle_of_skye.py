@@ -21,7 +21,7 @@ import atoll
 from atoll.compiler import names as N
 from helpers import ROOT
 
-SKYE = ROOT / "tests" / "wip" / "isle_of_skye.atoll"
+SKYE = ROOT / "spec" / "isle_of_skye.atoll"
 DATA = SKYE.parent / "data" / "isle_of_skye_tiles.json"
 
 _GAMES: dict = {}

@@ -404,8 +404,8 @@ def option_rows(doc: SpecDoc, kind: str) -> list[list[str]]:
         desc = " ".join(x for x in (summary(o.notes), cites_text(doc, o.notes)) if x)
         desc += "".join(" " + a for a in assumption_line(o.notes))
         default = doc.text(o.default.span)
-        rows.append([code(o.name), choices, code(default) if default.replace("_", "").isalnum()
-                     else lit(default), desc])
+        plain = default.removeprefix("-").replace("_", "").isalnum()   # a name or a number, -1 too
+        rows.append([code(o.name), choices, code(default) if plain else lit(default), desc])
     return rows
 
 
