@@ -21,6 +21,7 @@ _NOTATION = [
     (re.compile(r"\[\s*\w+\s+for\s|\bfor \w+ in \w"), "a comprehension"),
     (re.compile(r"\b[a-z_]+\.(?!atoll\b|json\b)[a-z_]+\b"), "a dotted slot name"),
     (re.compile(r"[A-Za-z_]\\?\([a-z_0-9]"), "a call"),
+    (re.compile(r"\bNone\b"), "Python's None (an absent optional value reads `none`)"),
 ]
 _LITERAL = re.compile(r"(?<!\\)``(.+?)``")
 
