@@ -33,7 +33,7 @@ from atoll.compiler import intbound, savegame
 from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
-from atoll.compiler.values import ValueCodec, pack
+from atoll.compiler.values import ValueCodec, pack, sort_values
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
@@ -206,7 +206,8 @@ class State:
         self.ctl: list = [0, 0, 0, 0, (), True, False]
         self.outcome: Optional[tuple] = None        # (ending name, winners)
         self.rng = [0, 0]
-        self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
+        # (action id or None for setup, outcomes given so far, bag, type, the type of each outcome)
+        self.pending: Optional[tuple] = None
         self._hist: list = []       # the actions applied: ids, or Actions (whose id is computed when asked)
         self.chance_mode = "auto"
         self._legal = None
@@ -226,7 +227,8 @@ class State:
         c.outcome = self.outcome
         c.rng = list(self.rng)
         c.pending = None if self.pending is None else (self.pending[0], list(self.pending[1]),
-                                                       self.pending[2], self.pending[3])
+                                                       self.pending[2], self.pending[3],
+                                                       list(self.pending[4]))
         c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
         c._legal = None
@@ -276,7 +278,7 @@ class State:
         bag, elem = self.pending[2], self.pending[3]
         counts = Counter(bag)
         total = len(bag)
-        return [(self.game._chance_action(item, elem), counts[item], total) for item in sorted(counts)]
+        return [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         return [(a, n / total) for a, n, total in self._chance_counts()]
@@ -745,7 +747,11 @@ class Game:
             if isinstance(e, _NeedChance):
                 aid = None if action is None else self._action_id(
                     action[0], action[1], action[2] if len(action) > 2 else None)
-                st.pending = (aid, list(forced or []), e.bag, e.elem_type)
+                # the type of each outcome given so far: that of the draw
+                # that took it (draws of one transaction may differ in type)
+                given = list(forced or [])
+                types = [ev[2] for ev in X.events if ev[0] != "note"][:len(given)]
+                st.pending = (aid, given, e.bag, e.elem_type, types)
                 st._legal = None
                 st._events = X.events + [("waits", e.how)]
                 return

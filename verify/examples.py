@@ -26,6 +26,7 @@ from typing import Optional
 from atoll.compiler import pipeline
 from atoll.compiler.check_examples import option_value, refusal_index
 from atoll.compiler.runtime import Action, _DryRun
+from atoll.compiler.values import sort_values
 from atoll.diagnostics import SpecError
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
@@ -190,11 +191,13 @@ def _plain(v) -> str:
     if isinstance(v, (tuple, list)):
         return "[" + ", ".join(_plain(x) for x in v) + "]"
     if isinstance(v, frozenset):
-        return "{" + ", ".join(_plain(x) for x in sorted(v)) + "}"
+        return "{" + ", ".join(_plain(x) for x in sort_values(v)) + "}"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{_plain(k)}: {_plain(x)}" for k, x in sorted(v.items())) + "}"
+        return "{" + ", ".join(f"{_plain(k)}: {_plain(v[k])}" for k in sort_values(v)) + "}"
     if isinstance(v, bool):
         return "true" if v else "false"
+    if v is None:
+        return "none"
     return str(v)
 
 

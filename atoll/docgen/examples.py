@@ -56,17 +56,21 @@ def _example(doc: SpecDoc, ctx, ex: A.ExampleDecl, run, designer: bool) -> list[
     given = next((s for s in ex.steps if isinstance(s, A.ExGiven)), None)
     start = run.start if run.start is not None and not run.start.is_terminal() else None
     who = start.current_player() if start is not None else 0
+    # at a simultaneous choice several players are to act: the position is
+    # shown as the first of them sees it
+    seat = who if who >= 0 else min((a.player for a in start.legal_actions()), default=0)
+    phase = (code(start.phase()) if designer else emph(words(start.phase()))) if start is not None else ""
     out += [f"Played with {_setting(doc, ex, designer)}." + (
-        f" Player {who} is to act, in phase {code(start.phase()) if designer else emph(words(start.phase()))}."
-        if start is not None else ""), ""]
+        (f" Player {who} is to act, in phase {phase}." if who >= 0 else
+         f" The players choose at once, in phase {phase}.") if start is not None else ""), ""]
     if given is not None and given.values:
         out += ["The position, over the state after setup:", ""]
         if designer:
             out += [f"- {lit(doc.text(v.span))}" for v in given.values] + [""]
         elif start is not None:
-            out += _values_in_words(run, start, who, given) + [""]
+            out += _values_in_words(run, start, seat, given) + [""]
     if run.start is not None and run.game is not None:
-        out += figures.position_pictures(doc, ctx, run.game, run.start, max(who, 0), f"{stem}-before",
+        out += figures.position_pictures(doc, ctx, run.game, run.start, seat, f"{stem}-before",
                                          f"{esc(_title(ex.name))}, "
                                          + ("after setup" if given is None else "the position"))
     failed = run.failure["step"] if run.failure else None
