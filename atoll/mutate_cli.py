@@ -53,6 +53,7 @@ def add_parser(add, game_args, ALLOW_HELP) -> None:
                    f"{DEFAULT_CACHE} when that folder exists)")
     p.add_argument("--no-cache", action="store_true", help="use no cache")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (a line per mutant)")
 
 
 def cmd_mutate(args) -> int:
@@ -76,7 +77,7 @@ def cmd_mutate(args) -> int:
     t0 = time.perf_counter()
     if args.list:
         return _list(args, spec)
-    quiet = bool(args.json) and not sys.stderr.isatty()
+    quiet = args.quiet
     _say(quiet, f"atoll mutate: checking the original {printable(spec)} ...")
     try:
         p = MU.plan(spec, args.players, options, args.matrix, st, args.max_mutants, args.mutant, cache)

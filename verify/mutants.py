@@ -159,6 +159,10 @@ def operator_range(tx: Text, node: A.BinOp) -> Optional[tuple[int, int]]:
     return found
 
 
+def _pattern(arm: A.MatchArm) -> str:
+    return "_" if arm.pattern is None else str(arm.pattern)
+
+
 def _op_text(op: str) -> str:
     return "not in" if op == "notin" else op
 
@@ -294,8 +298,8 @@ class _Gen:
                               f"`{y.name}` swapped", x.value, y.value)
             elif isinstance(n, A.Match):
                 for x, y in zip(n.arms, n.arms[1:]):
-                    self.swap("cases swapped", x.span, "the outcomes of two `match` arms swapped",
-                              x.value, y.value)
+                    self.swap("cases swapped", x.span, f"the outcomes of `match` arms "
+                              f"`{_pattern(x)}` and `{_pattern(y)}` swapped", x.value, y.value)
 
     def binop(self, n: A.BinOp) -> None:
         where = operator_range(self.tx, n)
