@@ -230,3 +230,39 @@ def test_a_hostile_spec_is_only_ever_compiled(tmp_path, capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rep["totals"]["error"] == 0 and not sentinel.exists()
     assert not list(tmp_path.glob("atoll-mutant-*"))
+
+
+# ---------------------------------------------------------------- what is checked again
+
+def test_pure_properties_are_not_checked_again_when_they_read_nothing_changed():
+    from atoll.verify.mutate import skipped_properties
+    comp = pipeline.compile_spec(TALLY)
+    _, ms = mutants_of(TALLY)
+    assert skipped_properties(comp.program, find(ms, "action add", "`notches = notches + 1` dropped")) == ["gains_as_written"]
+    assert skipped_properties(comp.program, find(ms, "const goal", "5 to 4")) == ["gains_as_written"]
+    assert skipped_properties(comp.program, find(ms, "def gain", "0 to 1")) == []
+
+
+def test_examples_kill_mutants_through_the_hook(monkeypatch):
+    """Where the toolchain has `example` declarations, a failing example
+    kills a mutant (a stand-in for atoll.verify.examples here)."""
+    import sys
+    import types
+    from atoll.compiler import symbols
+    from atoll.verify import mutate as MU
+    from atoll.verify import verdicts as V
+
+    def run_examples(comp):
+        low = "const goal: int = 4" in next(iter(comp.program.sources.values()))
+        return [V.Result("five_wins", "example", "example", 2, {}, "FAILED" if low else "PASSED",
+                         "passed")]
+    monkeypatch.setitem(sys.modules, "atoll.verify.examples", types.SimpleNamespace(run_examples=run_examples))
+    monkeypatch.setattr(symbols.Program, "examples", {"five_wins": None}, raising=False)
+    monkeypatch.setitem(V.EXPECTATIONS, "passed", lambda v: v == "PASSED")
+    _, ms = mutants_of(TALLY)
+    low = find(ms, "const goal", "5 to 4")
+    p = MU.plan(str(TALLY), st=MU.Settings(games=3), ids=[low.id])
+    assert p.base.examples["five_wins"]["ok"]
+    [rec] = MU.execute(p, 1)
+    assert rec["status"] == "killed" and rec["by"]["property"] == "five_wins"
+    assert rec["by"]["kind"] == "example"
