@@ -135,8 +135,9 @@ def _list(args, spec) -> int:
         comp = pipeline.compile_spec(spec)
     except SpecError as e:
         raise spec_failure(e) from None
-    text = comp.program.sources[str(spec)]
-    ms = generate(comp.program, text, str(spec))
+    name = str(Path(spec))   # as the compiler names the file in its spans
+    text = comp.program.sources[name]
+    ms = generate(comp.program, text, name)
     if args.json:
         print(json.dumps({"spec": spec, "mutants": [
             {"id": m.id, "rule": m.rule, "cites": list(m.cites), "kind": m.kind, "what": m.what,

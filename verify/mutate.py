@@ -369,16 +369,17 @@ def plan(spec: str, players=None, options=None, matrix=False, st: Settings = Set
     """Compile the spec, list its mutants, check the original."""
     from atoll.simulation import spec_bundle
     from atoll.verify.runner import configurations
+    spec = str(Path(spec))   # as the compiler names the file in its spans
     comp = pipeline.compile_spec(spec)
     prog = comp.program
     configs = configurations(comp, players, options or {}, matrix)
-    text = prog.sources[str(spec)]
-    mutants = generate(prog, text, str(spec))
+    text = prog.sources[spec]
+    mutants = generate(prog, text, spec)
     chosen = choose(mutants, max_mutants, st.seed, ids)
-    base = baseline(str(spec), comp, configs, st, cache_dir)
+    base = baseline(spec, comp, configs, st, cache_dir)
     if st.limit <= 0:
         st = Settings(st.games, st.seed, st.timeout_ms, st.cap, max(60.0, 3 * base.seconds))
-    return Plan(str(spec), comp, text, mutants, chosen, configs, base, st, spec_bundle(spec),
+    return Plan(spec, comp, text, mutants, chosen, configs, base, st, spec_bundle(spec),
                 Path(cache_dir) if cache_dir else None, len(mutants))
 
 
