@@ -42,6 +42,8 @@ def add_parser(add, game_args, ALLOW_HELP) -> None:
                    help="mutants checked in parallel processes (default: one per core)")
     p.add_argument("--dask", metavar="local|ADDRESS",
                    help="check the mutants on Dask: `local` or a scheduler address (needs atoll[dask])")
+    p.add_argument("--dask-timeout", type=float, default=10.0, metavar="S",
+                   help="with --dask: seconds to wait for the scheduler and a worker (default 10)")
     p.add_argument("--max-mutants", type=int, default=None, metavar="N",
                    help="check a sample of N mutants (chosen with --seed)")
     p.add_argument("--mutant", type=int, action="append", metavar="ID",
@@ -64,6 +66,7 @@ def cmd_mutate(args) -> int:
     _at_least("--max-mutants", args.max_mutants, 1)
     _positive("--timeout", args.timeout)
     _positive("--mutant-timeout", args.mutant_timeout)
+    _positive("--dask-timeout", args.dask_timeout)
     if args.min_score is not None and not 0 <= args.min_score <= 1:
         _usage_error(f"--min-score is a fraction from 0 to 1, not {args.min_score}")
     if args.cache and args.no_cache:
@@ -78,6 +81,12 @@ def cmd_mutate(args) -> int:
     if args.list:
         return _list(args, spec)
     quiet = args.quiet
+    if args.dask and args.dask != "local":   # before the original's checks: fail fast
+        from atoll.dask_sim import DaskSetupError, probe
+        try:
+            probe(args.dask, args.dask_timeout)
+        except DaskSetupError as e:
+            raise CliError(str(e), 2, "dask") from None
     _say(quiet, f"atoll mutate: checking the original {printable(spec)} ...")
     try:
         p = MU.plan(spec, args.players, options, args.matrix, st, args.max_mutants, args.mutant, cache)
@@ -102,7 +111,7 @@ def cmd_mutate(args) -> int:
         if args.dask:
             from atoll.dask_mutate import DaskSetupError, execute_dask
             try:
-                records = execute_dask(p, args.dask, on_result)
+                records = execute_dask(p, args.dask, on_result, timeout=args.dask_timeout)
             except DaskSetupError as e:
                 raise CliError(str(e), 2, "dask") from None
         else:

@@ -266,3 +266,10 @@ def test_examples_kill_mutants_through_the_hook(monkeypatch):
     [rec] = MU.execute(p, 1)
     assert rec["status"] == "killed" and rec["by"]["property"] == "five_wins"
     assert rec["by"]["kind"] == "example"
+
+
+def test_a_dask_scheduler_that_does_not_answer_is_a_usage_error(capsys):
+    pytest.importorskip("distributed")
+    assert main(["mutate", str(TALLY), "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "0.5",
+                 "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"
