@@ -229,7 +229,6 @@ def test_a_hostile_spec_is_only_ever_compiled(tmp_path, capsys):
                  "--max-mutants", "12", "--seed", "1"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["totals"]["error"] == 0 and not sentinel.exists()
-    assert not list(tmp_path.glob("atoll-mutant-*"))
 
 
 # ---------------------------------------------------------------- what is checked again
