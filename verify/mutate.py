@@ -356,7 +356,11 @@ class Plan:
 
     def task(self, m: Mutant) -> dict:
         b = self.base
-        order = sorted(b.order, key=lambda p: (-self.kills.get(p, 0), b.order.index(p)))
+        props = self.comp.program.properties
+        # `terminates` first: a mutant that never ends makes every game of the
+        # other checks run to its cap, and the measure shows it at once
+        order = sorted(b.order, key=lambda p: (props[p].kind != "terminates", -self.kills.get(p, 0),
+                                               b.order.index(p)))
         return {"id": m.id, "spec": self.spec, "files": self.bundle.files, "root": self.bundle.root,
                 "text": m.apply(self.text), "configs": self.configs,
                 "settings": self.settings.__dict__, "hashes": b.hashes, "digests": b.digests,
