@@ -1,4 +1,4 @@
-"""The `atoll` command line: check, verify, play, simulate, docs, lower, explain.
+"""The `atoll` command line: check, verify, mutate, play, simulate, docs, lower, explain.
 
 Exit codes: 0 success; 1 the spec has errors (or a simulation hit a model
 error or a deadlock); 2 bad usage (unknown option, bad player count, a
@@ -569,6 +569,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "search only, verdict HOLDS UP TO k)")
     p.add_argument("--timeout", type=float, default=20.0, help="z3 timeout per query, seconds (default 20)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+
+    from atoll.mutate_cli import EXAMPLES as MUTATE_EXAMPLES, add_parser as add_mutate
+    EXAMPLES.setdefault("mutate", MUTATE_EXAMPLES)
+    add_mutate(add, game_args, ALLOW_HELP)
 
     p = add("docs", "Build the documentation site: rulebooks, verdicts and pictures from the specs.",
             cmd_docs)

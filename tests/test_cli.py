@@ -69,7 +69,8 @@ def test_explain(capsys):
     assert main(["explain", "Z9999"]) == 2
 
 
-@pytest.mark.parametrize("cmd", ["check", "simulate", "play", "verify", "lower", "explain", "docs"])
+@pytest.mark.parametrize("cmd", ["check", "simulate", "play", "verify", "mutate", "lower", "explain",
+                                 "docs"])
 def test_every_command_has_help_with_an_example(cmd, tmp_path):
     # Run from elsewhere: in the checkout, the source folder `atoll/` would
     # shadow the installed package, whose subpackages live in other folders.
