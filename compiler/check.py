@@ -14,6 +14,7 @@ from atoll.compiler import check_maybe, check_with
 from atoll.compiler import types as T
 from atoll.compiler.check_chance import check_action_invariant, check_chance_property
 from atoll.compiler.check_let import LetTupleChecks
+from atoll.compiler.check_records import check_record_cycles
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
 from atoll.grammar import ast as A
@@ -592,6 +593,7 @@ def check_types(prog: Program, rep: Reporter) -> None:
     for rec in prog.records.values():
         for f in rec.fields:
             c.resolve(f.type)
+    check_record_cycles(c, prog)
     for d in prog.data.values():
         c.resolve(d.type)
     for o in prog.options.values():

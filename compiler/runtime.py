@@ -61,6 +61,10 @@ class ModelError(RuntimeError):
     at a missing key). Names the rule; the state is unchanged."""
 
 
+#: Action ids and chance outcomes kept per game (the cache is emptied past this).
+_KEPT = 100_000
+
+
 class _NeedChance(Exception):
     def __init__(self, bag, elem_type, how="draw"):
         self.bag = bag
@@ -425,6 +429,8 @@ class Game:
         self.team_of = {p: t for t in teams for p in t}
         self.info = program_info
         self.source = source                  # the generated Python module
+        self._ids: dict = {}                  # (action, params, player) -> id, see _action_id
+        self._chances: dict = {}              # (item, type) -> chance Action, see _chance_action
         self._fn = {a.index: (ns[N.action("gen", a.name)], ns[N.action("why", a.name)],
                               ns[N.action("effect", a.name)], ns[N.action("ensures", a.name)])
                     for a in actions}
@@ -812,11 +818,24 @@ class Game:
         return out
 
     def _action_id(self, spec: ActionSpec, params: tuple, player: Optional[int] = None) -> int:
-        """Injective: the action, its parameters, and at a simultaneous node the player."""
+        """Injective: the action, its parameters, and at a simultaneous node the player.
+        Kept once computed (the same moves come back state after state)."""
+        key = (spec.index, params, player)
+        try:
+            return self._ids[key]
+        except KeyError:
+            pass
+        except TypeError:   # a parameter holding a map: not kept
+            key = None
         nat = [spec.index + 1 + (0 if player is None else len(self.actions) * (player + 1))]
         for (_, t), v in zip(spec.params, params):
             self.codec.naturals(t, v, nat)
-        return pack(nat)
+        out = pack(nat)
+        if key is not None:
+            if len(self._ids) >= _KEPT:
+                self._ids.clear()
+            self._ids[key] = out
+        return out
 
     def _make_action(self, spec: ActionSpec, params: tuple, player: int,
                      simultaneous: bool = False) -> Action:
@@ -831,10 +850,22 @@ class Game:
             f"{n}={self.codec.text(t, v)}" for (n, t), v in zip(spec.params, params)) + ")"
 
     def _chance_action(self, item, elem_type) -> Action:
+        key = (item, elem_type)
+        try:
+            return self._chances[key]   # (an Action is never changed: one object serves)
+        except KeyError:
+            pass
+        except TypeError:   # an item holding a map: not kept
+            key = None
         nat = [0]
         self.codec.naturals(elem_type, item, nat)
-        return Action("chance", (item,), pack(nat), CHANCE,
-                      f"chance: draw {self.codec.text(elem_type, item)}")
+        out = Action("chance", (item,), pack(nat), CHANCE,
+                     f"chance: draw {self.codec.text(elem_type, item)}")
+        if key is not None:
+            if len(self._chances) >= _KEPT:
+                self._chances.clear()
+            self._chances[key] = out
+        return out
 
     def _apply(self, st: State, action) -> None:
         if st.outcome is not None:

@@ -59,6 +59,10 @@ class BadValue(ValueError):
         self.where, self.reason = where, reason
 
 
+def _same(v):
+    return v
+
+
 def shown(j) -> str:
     """A JSON value for an error message: at most a short prefix of it."""
     text = repr(j)
@@ -72,31 +76,43 @@ class ValueCodec:
         self.enums = enums
         self.records = dict(records)
         self.records["Pos"] = [("x", "int"), ("y", "int")]
+        self._writers: dict = {}
 
     # ------------------------------------------------------------ JSON
     def to_json(self, t, v):
+        """The JSON value of ``v`` of type ``t`` (records as objects, enum
+        members by name, sets in order, maps as [key, value] pairs in key
+        order: equal values always give the same JSON)."""
+        w = self._writers.get(t)
+        if w is None:
+            w = self._writers[t] = self._writer(t)
+        return w(v)
+
+    def _writer(self, t) -> Callable:
+        """The function that writes values of type ``t``, built once per type."""
         if t in ("int", "bool", "str", "?"):
-            return v
+            return _same
         kind = t[0]
         if kind == "maybe":   # null, or the value itself (a maybe never holds a maybe)
-            return None if v is None else self.to_json(t[1], v)
+            inner = self._writer(t[1])
+            return lambda v: None if v is None else inner(v)
         if kind == "enum":
-            return self.enums[t[1]][v]
+            return self.enums[t[1]].__getitem__
         if kind == "record":
-            fields = self.records[t[1]]
-            return {name: self.to_json(ft, x) for (name, ft), x in zip(fields, v)}
+            parts = [(name, self._writer(ft)) for name, ft in self.records[t[1]]]
+            return lambda v: {name: w(x) for (name, w), x in zip(parts, v)}
         if kind == "tuple":   # a JSON array of its items
-            return [self.to_json(it, x) for it, x in zip(t[1:], v)]
-        if kind in ("list", "bag"):
-            return [self.to_json(t[1], x) for x in v]
+            items = [self._writer(it) for it in t[1:]]
+            return lambda v: [w(x) for w, x in zip(items, v)]
+        if kind in ("list", "bag", "player"):
+            inner = self._writer(t[1])
+            return list if inner is _same else (lambda v: [inner(x) for x in v])
         if kind == "set":
-            return [self.to_json(t[1], x) for x in sort_values(v)]
+            inner = self._writer(t[1])
+            return lambda v: [inner(x) for x in sort_values(v)]
         if kind == "map":
-            # Maps have no order of their own: written in key order, so equal
-            # states always give the same JSON.
-            return [[self.to_json(t[1], k), self.to_json(t[2], v[k])] for k in sort_values(v)]
-        if kind == "player":
-            return [self.to_json(t[1], x) for x in v]
+            kw, vw = self._writer(t[1]), self._writer(t[2])
+            return lambda v: [[kw(k), vw(v[k])] for k in sort_values(v)]
         raise AssertionError(t)  # pragma: no cover
 
     def from_json(self, t, j, where: str = "value", players: Optional[int] = None):

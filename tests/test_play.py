@@ -62,7 +62,8 @@ def test_random_play_keeps_the_contract(config, seed):
         assert legal, f"deadlock at step {step}:\n{state}"
         assert len({a.id for a in legal}) == len(legal), "action ids must be distinct"
         mover = state.current_player()   # a seat, or everyone at a simultaneous choice
-        assert 0 <= mover < n or (mover == atoll.SIMULTANEOUS and all(0 <= a.player < n for a in legal))
+        assert 0 <= mover < n or (mover == atoll.SIMULTANEOUS and state.is_simultaneous_node()
+                                  and all(0 <= a.player < n for a in legal)), mover
         # clone equality and JSON round trip
         c = state.clone()
         assert c == state

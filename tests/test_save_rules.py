@@ -103,6 +103,10 @@ RULES = [
      lambda d: d["pending"].update(outcome_types=[d["pending"]["type"]] * (len(d["pending"]["outcomes"]) + 1))),
     ("mi_chance", r"a chance event draws from a bag that is not empty", r"pending\.bag",
      lambda d: d["pending"].update(bag=[])),
+    ("mi_chance", r"expected one type per outcome", r"pending\.outcome_types",
+     lambda d: d["pending"].update(outcome_types=[d["pending"]["type"]] * (len(d["pending"]["outcomes"]) + 1))),
+    ("mi_chance", r"a maybe cannot hold a maybe", r"pending\.type",
+     lambda d: d["pending"].update(type=["maybe", ["maybe", "int"]])),
     ("ka_setup", r"no action can wait for chance while the setup", r"pending\.action",
      lambda d: d["pending"].update(action=d["history"][0])),
     # the values, by type (atoll.compiler.values.ValueCodec.from_json)
