@@ -148,12 +148,13 @@ def _too_large():
     """A spec whose data file is one byte over the cap (a sparse file: no room taken)."""
     import tempfile
     from atoll.compiler import files
-    folder = Path(tempfile.mkdtemp(prefix="atoll-a0503-"))
-    with open(folder / "big.json", "wb") as f:
-        f.truncate(files.MAX_DATA_BYTES + 1)
-    (folder / "g.atoll").write_text((TESTS / "bad" / "a0301_missing_data_file.atoll").read_text()
-                                    .replace("data/no_such_file.json", "big.json"))
-    return atoll.compile_spec(folder / "g.atoll")
+    with tempfile.TemporaryDirectory(prefix="atoll-a0503-") as name:
+        folder = Path(name)
+        with open(folder / "big.json", "wb") as f:
+            f.truncate(files.MAX_DATA_BYTES + 1)
+        (folder / "g.atoll").write_text((TESTS / "bad" / "a0301_missing_data_file.atoll").read_text()
+                                        .replace("data/no_such_file.json", "big.json"))
+        return atoll.compile_spec(folder / "g.atoll")
 
 
 # code -> list of (description, callable raising SpecError, text the message must contain)
