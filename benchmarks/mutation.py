@@ -68,7 +68,7 @@ TESTS = {
         "tests/test_codegen_safety.py",
     ]),
     "z3sem": ("atoll/verify/z3sem.py", [
-        "tests/mutation/test_z3sem_mut.py",
+        "tests/mutation/test_z3sem_mut.py", "tests/mutation/test_z3sem_units.py",
         "tests/test_z3_agreement.py", "tests/test_z3_trust.py",
         # the random agreement test and the symbolic collections take 17 s
         # together, the play of every proved bound 4 s

@@ -369,7 +369,9 @@ SYMBOLIC_CASES = {
     "sorted": [("list[int]", "sorted(s)"), ("list[int]", "sorted(xs)"), ("list[int]", "sorted(bg)")],
     "to_list": [("list[int]", "to_list(s)"), ("list[int]", "to_list(xs)"), ("list[int]", "to_list(m)")],
     "lines": [("list[list[Pos]]", "lines(ps)"), ("int", "size(lines(ps))")],
-    "collinear_subsets": [("list[set[Pos]]", "collinear_subsets({q for q in ps if q.y < 2})")],
+    "collinear_subsets": [("list[set[Pos]]", "collinear_subsets({q for q in ps if q.y < 2})"),
+                          # each group is a set: a union with it drops what it holds already
+                          ("int", "sum(size(g + {pos(0, 0)}) for g in collinear_subsets({q for q in ps if q.y < 2}))")],
     "range": [("list[int]", "[v for v in range(4) if v in s]")],
     "between": [("list[int]", "[v for v in between(-1, 2) if v in t]")],
     "subsets": [("list[set[int]]", "subsets(t)"), ("int", "count(u for u in subsets(t) if size(u) == 2)")],
