@@ -67,7 +67,8 @@ def test_random_play_keeps_the_contract(config, seed):
         # clone equality and JSON round trip
         c = state.clone()
         assert c == state
-        assert game.state_from_json(state.to_json()) == state
+        if step % 10 == 0:   # a load replays the game: every step would make the test quadratic
+            assert game.state_from_json(state.to_json()) == state
         # an illegal action is refused and changes nothing
         before = state.to_json()
         with pytest.raises(atoll.IllegalAction):
