@@ -192,3 +192,75 @@ def test_every_z3_function_agrees_with_python_on_fixed_inputs(all_cases, k):
         if s.check() != z3.unsat:
             wrong.append(f"{name}: `{expr}` (Python gives {py!r})")
     assert not wrong, wrong
+
+
+# ---------------------------------------------------------------- names, calls and forms, against Python
+FORMS = """
+game forms { players: 4..4 }
+enum Colour { red, green, blue }
+record Rec { k: int, c: Colour }
+teams = [[0, 2]]          # 1 and 3 are teams of one
+state { x: int = 0 }
+phase p { action go() { end phase } }
+flow { round { turns in seats: p } }
+"""
+FORM_CASES = [
+    ("list[int]", "team_of(a % 4)"),                                  # a team in z3
+    ("int", "sum(q for q in team_of(a % 4)) + size(team_of(a % 4))"),
+    ("int", "Rec(c: blue, k: a).k * 10 + (if Rec(c: blue, k: a).c == blue then 1 else 0)"),
+    ("list[int]", "[q + a for q in seats]"),
+    ("int", "size(players) * 10 + player_count"),
+    ("bool", "value_or(none, a) == a"),
+    ("int", "sum(get({k: k * a for k in between(0, 3)}, j, 0) for j in between(0, 4))"),
+    ("list[int]", "values({1: a, 2: a + 1})"),                          # Python meaning only: concrete inputs
+    ("list[int]", "seats_from(2, 4)"),
+]
+
+
+@pytest.fixture(scope="module")
+def forms():
+    text = FORMS + "".join(f"def f{i}(a: int): {r} = {x}\n" for i, (r, x) in enumerate(FORM_CASES))
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "forms.atoll"
+        path.write_text(text)
+        comp = atoll.compile_spec(path)
+        game = atoll.compiler.pipeline.instantiate(comp, 4)
+    return comp, game
+
+
+@pytest.mark.parametrize("i", range(len(FORM_CASES)), ids=[x for _, x in FORM_CASES])
+def test_names_calls_and_forms_agree_with_python(forms, i):
+    from atoll.compiler.check import Checker
+    from atoll.diagnostics import Reporter
+    comp, game = forms
+    d = comp.program.defs[f"f{i}"]
+    t = Checker(comp.program, Reporter()).resolve(d.type)
+    for a in (0, 1, 3, 6):
+        ev = Z3Eval(comp.program, game, fold=False)
+        py = game.ns[f"d_f{i}"](None, a)
+        sym = ev.ev(d.body, {"a": z3.IntVal(a)})
+        assert not sat(z3.Not(eq(sym, ev.lift(t, py)))), (FORM_CASES[i][1], a, py)
+        # with `a` symbolic, the same value under a = constant
+        x = z3.Int("a")
+        if i < 7:
+            sym = ev.ev(d.body, {"a": x})
+            assert not sat(x == a, z3.Not(eq(sym, ev.lift(t, py)))), (FORM_CASES[i][1], a, py)
+        elif i == 7:   # `values` has a Python meaning only: symbolic inputs have none
+            from atoll.verify.z3sem import Unsupported
+            with pytest.raises(Unsupported, match="symbolic"):
+                ev.ev(d.body, {"a": x})
+
+
+def test_building_a_meaning_stops_at_its_deadline(ev):
+    e = Z3Eval(ev.p, None, fold=False)
+    e._deadline = 0.0          # long past
+    big = " + ".join(["1"] * 3000)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "big.atoll"
+        path.write_text(SPEC + f"def big(a: int): int = a + {big}\n")
+        comp = atoll.compile_spec(path)
+    e = Z3Eval(comp.program, None, fold=False)
+    e._deadline = 0.0
+    from atoll.verify.z3sem import Unsupported
+    with pytest.raises(Unsupported, match="took more than"):
+        e.ev(comp.program.defs["big"].body, {"a": z3.Int("a")})
