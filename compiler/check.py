@@ -710,6 +710,7 @@ POSSIBLE_EXPECTATIONS = {
     "invariant": ("proved", "holds", "violated", "unknown"),
     "action_invariant": ("proved", "holds", "violated", "unknown"),
     "deadlock_free": ("proved", "holds", "violated", "unknown"),
+    "no_leak": ("proved", "holds", "violated", "unknown"),
     "terminates": ("proved", "holds", "violated", "unknown"),
     "reachable": ("witness", "no_witness", "unknown"),
     "almost_surely": ("proved", "violated", "unknown"),

@@ -135,7 +135,7 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
                                       + _sampled_note(evidence) + ")"}, None), evidence)
         if depth < 0:
             return _with((V.UNKNOWN, {**base, "reason": note}, None), evidence)
-        return _with((V.holds_up_to(depth), base, None), evidence)
+        return _with(_leak_grounds(chk, (V.holds_up_to(depth), base, None)), evidence)
     verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence)
     detail["exhaustive"] = note
     return _with((verdict, detail, cex), evidence)
@@ -195,7 +195,7 @@ def _search(chk, game, pr, spec_path, max_states, evidence):
     evidence["search"] = _search_evidence(ex, "the start", start.is_chance_node() and ex.depth < 0)
     verdict = _search_verdict(chk, game, pr, spec_path, ex, 0, shortest=True)
     if verdict is not None or ex.outcome == "exhausted":
-        return verdict if verdict is not None else _exhausted(pr, ex)
+        return verdict if verdict is not None else _leak_grounds(chk, _exhausted(pr, ex))
     verdict = _setups(chk, game, pr, spec_path, max_states, evidence, state_check, edge_check, start, ex)
     if verdict is not None:
         return verdict
@@ -453,7 +453,23 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
         return V.UNKNOWN, {**detail, "reason": f"{cut} of {tally.played} games had not ended when "
                            f"play stopped ({why}), with the measure falling at every {pr.step} "
                            f"completed: neither an end nor a violation was seen"}, None
-    return V.no_violation_in(tally.played), detail, None
+    return _leak_grounds(chk, (V.no_violation_in(tally.played), detail, None))
+
+
+def _leak_grounds(chk, found):
+    """A `no_leak` verdict says how many secret choices it compared; with
+    none it is UNKNOWN, and a search that sampled some proves nothing."""
+    leaks = chk.leaks
+    if leaks is None or found[0] == V.VIOLATED:
+        return found
+    verdict, detail, cex = found
+    detail = {**detail, "secret choices": leaks.grounds()}
+    if leaks.met == 0:
+        return V.UNKNOWN, {**detail, "reason": leaks.grounds() + ": there was nothing to compare"}, cex
+    if verdict == V.PROVED and leaks.sampled:
+        return V.UNKNOWN, {**detail, "reason": "every reachable state was searched, but " +
+                           leaks.grounds()}, cex
+    return verdict, detail, cex
 
 
 def _cut_words(tally, play_seconds) -> str:
