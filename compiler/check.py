@@ -690,6 +690,8 @@ def check_types(prog: Program, rep: Reporter) -> None:
     check_examples(c, prog, rep)
     if prog.game is not None:
         check_modes(c, prog, rep)
+        from atoll.compiler.check_pictures import check_pictures
+        check_pictures(c, prog, rep)
 
 
 def cases_of(prog, e):
