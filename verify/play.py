@@ -58,6 +58,8 @@ class Tally:
         self.choices = self.random = 0
         self.endings: dict = {}
         self.cut = {"cap": 0, "time": 0}
+        self.longest_ended = 0      # the longest game that reached an ending
+        self.time_cut: list = []    # the lengths of the games cut by the time budget
         self.states: set = set()
         self.caps: set = set()
 
@@ -77,6 +79,7 @@ class Tally:
         self.states.update(run.states)
         if run.ending is not None:
             name = run.ending
+            self.longest_ended = max(self.longest_ended, run.steps)
         elif run.outcome in ("violation", "error"):
             name = ("(stopped: reached)" if self.reach else "(stopped: property violated)") \
                 if run.outcome == "violation" else "(stopped: error)"
@@ -85,6 +88,8 @@ class Tally:
         else:
             name = "(cut: action cap)" if run.cut == "cap" else "(cut: time budget)"
             self.cut[run.cut] += 1
+            if run.cut == "time":
+                self.time_cut.append(run.steps)
             if run.cut == "cap":
                 self.caps.add(run.cap)
         self.endings[name] = self.endings.get(name, 0) + 1
@@ -447,13 +452,21 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
         return V.WITNESS_FOUND, {**detail, "trace": chk.trace(found), "seed": found.seed}, None
     if found is not None:
         return V.VIOLATED, detail, _cex(chk, game, spec_path, pr, found)
-    cut = tally.cut["cap"] + tally.cut["time"]
+    # a game the time budget stopped before it had run as long as a game that
+    # ended shows nothing about termination: it is not held against it
+    early = sum(1 for n in tally.time_cut if n <= tally.longest_ended)
+    cut = tally.cut["cap"] + tally.cut["time"] - early
+    if pr.kind == "terminates" and early:
+        detail["cut early"] = (f"{early} game{'s' * (early != 1)} stopped by the time budget no longer "
+                               f"than the longest game that ended ({tally.longest_ended} actions): "
+                               f"not counted for or against termination")
     if pr.kind == "terminates" and cut:
         why = _cut_words(tally, play_seconds)
         return V.UNKNOWN, {**detail, "reason": f"{cut} of {tally.played} games had not ended when "
                            f"play stopped ({why}), with the measure falling at every {pr.step} "
                            f"completed: neither an end nor a violation was seen"}, None
-    return _leak_grounds(chk, (V.no_violation_in(tally.played), detail, None))
+    played = tally.played - (early if pr.kind == "terminates" else 0)
+    return _leak_grounds(chk, (V.no_violation_in(played), detail, None))
 
 
 def _leak_grounds(chk, found):
