@@ -690,6 +690,8 @@ def check_types(prog: Program, rep: Reporter) -> None:
     check_examples(c, prog, rep)
     if prog.game is not None:
         check_modes(c, prog, rep)
+        from atoll.compiler.check_pictures import check_pictures
+        check_pictures(c, prog, rep)
 
 
 def cases_of(prog, e):
@@ -710,6 +712,7 @@ POSSIBLE_EXPECTATIONS = {
     "invariant": ("proved", "holds", "violated", "unknown"),
     "action_invariant": ("proved", "holds", "violated", "unknown"),
     "deadlock_free": ("proved", "holds", "violated", "unknown"),
+    "no_leak": ("proved", "holds", "violated", "unknown"),
     "terminates": ("proved", "holds", "violated", "unknown"),
     "reachable": ("witness", "no_witness", "unknown"),
     "almost_surely": ("proved", "violated", "unknown"),

@@ -665,7 +665,7 @@ class Rational:
 @dataclass(frozen=True)
 class PropertyDecl:
     """A property for `atoll verify`. ``kind``: theorem, witness, well_defined,
-    invariant, action_invariant, deadlock_free, terminates, reachable,
+    invariant, action_invariant, deadlock_free, no_leak, terminates, reachable,
     almost_surely, probability, expectation. ``expect``: the verdict the author
     expects (proved, holds, violated, witness, no_witness, unknown), or None
     (expects it to hold)."""

@@ -159,6 +159,9 @@ class _ToAst(Transformer):
     def prop_deadlock(self, meta):
         return dict(kind="deadlock_free")
 
+    def prop_no_leak(self, meta):
+        return dict(kind="no_leak")
+
     def prop_terminates(self, meta, body, step):
         return dict(kind="terminates", body=body, step=step)
 

@@ -241,3 +241,24 @@ def test_the_runner_keeps_the_evidence(tmp_path):
     p.write_text(DRAWN)
     [r] = run(str(p), games=4)
     assert r.verdict == V.PROVED and r.detail["evidence"]
+
+
+def test_a_game_the_time_budget_stops_early_is_not_held_against_termination(tmp_path, monkeypatch):
+    """A game stopped by the time budget before it had run as long as a game
+    that ended says nothing about termination (issue 13: Isle of Skye's
+    `game_ends` was UNKNOWN on a loaded machine); one stopped later still
+    makes the verdict UNKNOWN."""
+    from atoll.verify.runs import Run
+    for cut_at, unknown in ((50, False), (500, True)):
+        script = [Run(None, [0] * 100, 100, 0, "ok", ending="over"),
+                  Run(None, [0] * cut_at, cut_at, 1, "cut", cut="time")]
+
+        def fake(self, seed, choices=(), policy="uniform", stop_at=None):
+            return script.pop(0) if script else Run(None, [0] * 100, 100, seed, "ok", ending="over")
+        monkeypatch.setattr(PlayCheck, "play", fake)
+        verdict, detail, _ = by_play(tmp_path, LONG, "long", "falls_per_turn", games=2, max_states=10)
+        if unknown:
+            assert verdict == V.UNKNOWN and "had not ended" in detail["reason"]
+        else:
+            assert verdict == V.no_violation_in(detail["games"] - 1), detail.get("reason")
+            assert "not counted" in detail["cut early"]

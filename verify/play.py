@@ -58,6 +58,8 @@ class Tally:
         self.choices = self.random = 0
         self.endings: dict = {}
         self.cut = {"cap": 0, "time": 0}
+        self.longest_ended = 0      # the longest game that reached an ending
+        self.time_cut: list = []    # the lengths of the games cut by the time budget
         self.states: set = set()
         self.caps: set = set()
 
@@ -77,6 +79,7 @@ class Tally:
         self.states.update(run.states)
         if run.ending is not None:
             name = run.ending
+            self.longest_ended = max(self.longest_ended, run.steps)
         elif run.outcome in ("violation", "error"):
             name = ("(stopped: reached)" if self.reach else "(stopped: property violated)") \
                 if run.outcome == "violation" else "(stopped: error)"
@@ -85,6 +88,8 @@ class Tally:
         else:
             name = "(cut: action cap)" if run.cut == "cap" else "(cut: time budget)"
             self.cut[run.cut] += 1
+            if run.cut == "time":
+                self.time_cut.append(run.steps)
             if run.cut == "cap":
                 self.caps.add(run.cap)
         self.endings[name] = self.endings.get(name, 0) + 1
@@ -135,7 +140,7 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
                                       + _sampled_note(evidence) + ")"}, None), evidence)
         if depth < 0:
             return _with((V.UNKNOWN, {**base, "reason": note}, None), evidence)
-        return _with((V.holds_up_to(depth), base, None), evidence)
+        return _with(_leak_grounds(chk, (V.holds_up_to(depth), base, None)), evidence)
     verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence)
     detail["exhaustive"] = note
     return _with((verdict, detail, cex), evidence)
@@ -195,7 +200,7 @@ def _search(chk, game, pr, spec_path, max_states, evidence):
     evidence["search"] = _search_evidence(ex, "the start", start.is_chance_node() and ex.depth < 0)
     verdict = _search_verdict(chk, game, pr, spec_path, ex, 0, shortest=True)
     if verdict is not None or ex.outcome == "exhausted":
-        return verdict if verdict is not None else _exhausted(pr, ex)
+        return verdict if verdict is not None else _leak_grounds(chk, _exhausted(pr, ex))
     verdict = _setups(chk, game, pr, spec_path, max_states, evidence, state_check, edge_check, start, ex)
     if verdict is not None:
         return verdict
@@ -447,13 +452,37 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
         return V.WITNESS_FOUND, {**detail, "trace": chk.trace(found), "seed": found.seed}, None
     if found is not None:
         return V.VIOLATED, detail, _cex(chk, game, spec_path, pr, found)
-    cut = tally.cut["cap"] + tally.cut["time"]
+    # a game the time budget stopped before it had run as long as a game that
+    # ended shows nothing about termination: it is not held against it
+    early = sum(1 for n in tally.time_cut if n <= tally.longest_ended)
+    cut = tally.cut["cap"] + tally.cut["time"] - early
+    if pr.kind == "terminates" and early:
+        detail["cut early"] = (f"{early} game{'s' * (early != 1)} stopped by the time budget no longer "
+                               f"than the longest game that ended ({tally.longest_ended} actions): "
+                               f"not counted for or against termination")
     if pr.kind == "terminates" and cut:
         why = _cut_words(tally, play_seconds)
         return V.UNKNOWN, {**detail, "reason": f"{cut} of {tally.played} games had not ended when "
                            f"play stopped ({why}), with the measure falling at every {pr.step} "
                            f"completed: neither an end nor a violation was seen"}, None
-    return V.no_violation_in(tally.played), detail, None
+    played = tally.played - (early if pr.kind == "terminates" else 0)
+    return _leak_grounds(chk, (V.no_violation_in(played), detail, None))
+
+
+def _leak_grounds(chk, found):
+    """A `no_leak` verdict says how many secret choices it compared; with
+    none it is UNKNOWN, and a search that sampled some proves nothing."""
+    leaks = chk.leaks
+    if leaks is None or found[0] == V.VIOLATED:
+        return found
+    verdict, detail, cex = found
+    detail = {**detail, "secret choices": leaks.grounds()}
+    if leaks.met == 0:
+        return V.UNKNOWN, {**detail, "reason": leaks.grounds() + ": there was nothing to compare"}, cex
+    if verdict == V.PROVED and leaks.sampled:
+        return V.UNKNOWN, {**detail, "reason": "every reachable state was searched, but " +
+                           leaks.grounds()}, cex
+    return verdict, detail, cex
 
 
 def _cut_words(tally, play_seconds) -> str:

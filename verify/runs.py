@@ -56,6 +56,10 @@ class PlayCheck:
         self.deadline: Optional[float] = None   # perf_counter time past which games are cut
         self.record_states = False
         self.position = ""     # the position the last trace ended in, as text
+        self.leaks = None
+        if pr.kind == "no_leak":   # compares the ways a secret choice can be made
+            from atoll.verify.secrets import LeakCheck
+            self.leaks = LeakCheck(game)
 
     # ------------------------------------------------------------ checks
     def measure(self, state) -> int:
@@ -105,6 +109,8 @@ class PlayCheck:
             return f"no legal action in phase `{state.phase()}` for player {state.current_player()}"
         if kind == "reachable" and self.value(state):
             return "reached"
+        if kind == "no_leak":
+            return self.leaks.check(state)
         return None
 
     def cap_for(self, state) -> int:

@@ -40,7 +40,7 @@ EXPECTATIONS = {
 # With no `expect`, a property expects to hold (or, for a search, to find).
 DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "well_defined": "proved",
                        "invariant": "holds", "action_invariant": "holds",
-                       "deadlock_free": "holds", "terminates": "holds", "reachable": "witness",
+                       "deadlock_free": "holds", "no_leak": "holds", "terminates": "holds", "reachable": "witness",
                        "almost_surely": "proved", "probability": "proved", "expectation": "proved",
                        "example": "passes"}
 

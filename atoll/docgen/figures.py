@@ -130,11 +130,13 @@ def position_svgs(doc, game, state, player: int, caption: str, hits: bool = Fals
     shown, the graph's name or None for a grid) for every grid variable,
     and for every graph of the data that the state places owners on.
     ``hits``: clickable targets (see ``svg.grid``)."""
+    from atoll.docgen import tiles
     grids, marks = _grid_vars(game)
     obs = state.observation(player)["state"]
     out = []
+    drawn = tiles.tile_svgs(doc, game, state, player, caption)   # the spec's own tile pictures
     for name, t in grids:
-        if name not in obs or not isinstance(obs[name], list):
+        if name not in obs or not isinstance(obs[name], list) or any(name in d[2] for d in drawn):
             continue
         svg = grid_svg(game, name, t, obs[name], _markers(obs, marks), f"{name}: {caption}", hits)
         out.append((name, svg, [name], None))
@@ -144,7 +146,7 @@ def position_svgs(doc, game, state, player: int, caption: str, hits: bool = Fals
             continue
         svg = graph_svg(g, obs, nodes, links, hits)
         out.append((g["name"].replace(".", "-"), svg, nodes + links, g["name"]))
-    return out
+    return out + [(key, svg, shown, None) for key, svg, shown in drawn]
 
 
 def position_pictures(doc, ctx, game, state, player: int, stem: str, caption: str) -> list[str]:
@@ -189,7 +191,9 @@ def setup_pictures(doc, ctx) -> list[str]:
     """The position after setup, for a fixed seed."""
     n = _players(doc)
     game = doc.game(n)
-    if not _grid_vars(game)[0] and not any(any(owner_vars(doc, g)) for g in graphs(doc)):
+    from atoll.docgen.tiles import drawers
+    if not _grid_vars(game)[0] and not any(any(owner_vars(doc, g)) for g in graphs(doc)) \
+            and not any(drawers(doc, game)):
         return []
     state = game.new_initial_state(seed=ctx.example_seed)
     return position_pictures(doc, ctx, game, state, 0, f"{doc.slug}-setup",

@@ -19,6 +19,7 @@ _KIND_WORDS = {
     "invariant": "invariant (checked in play)",
     "action_invariant": "invariant of every legal action (checked in search and play)",
     "deadlock_free": "deadlock freedom (checked in play)",
+    "no_leak": "no leak of a secret choice (checked in search and play)",
     "terminates": "termination",
     "reachable": "reachability (a witness game)",
     "almost_surely": "termination with probability 1 (every reachable state searched)",

@@ -1,0 +1,172 @@
+"""`no_leak`: a secret choice shows in no other player's observation.
+
+At a simultaneous node (two or more players still to choose), each waiting
+player's part of the stage is played out every way it can be (all of them
+when there are at most ``LIMIT``; otherwise the first, the last and
+``SAMPLED`` random ways), and every other player must see the same thing
+after each: the same observation (``State.observation``: the visible state,
+the hidden parts by their size, whose turn it is, the phase) and the same
+actions of their own. Two states that differ only in that player's secret
+choice then look alike to everybody else.
+
+The check knows no game: it reads the flow (simultaneous nodes), the
+legal actions and the observations the model gives every game.
+"""
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from atoll.compiler import types as T
+from atoll.render import move_label
+
+LIMIT = 16      # ways of completing one player's part enumerated in full
+SAMPLED = 4     # random ways added to the first and the last past that
+
+
+class LeakCheck:
+    """The state of one `no_leak` check over a search or over games: how
+    many secret choices were compared, and whether any was sampled."""
+
+    def __init__(self, game, seed: int = 0):
+        self.game = game
+        self.rng = random.Random(seed)
+        self.met = 0          # secret choices compared (one per waiting player and node)
+        self.sampled = 0      # of those, the ones with too many ways to enumerate
+
+    def check(self, state) -> Optional[str]:
+        if state.is_terminal() or state.is_chance_node() or not state.is_simultaneous_node():
+            return None
+        legal = state.legal_actions()
+        waiting = sorted({a.player for a in legal})
+        if len(waiting) < 2:
+            return None
+        for p in waiting:
+            problem = self._one(state, p, [a for a in legal if a.player == p])
+            if problem is not None:
+                return problem
+        return None
+
+    # ------------------------------------------------------------ one chooser
+    def _one(self, state, p, first_moves) -> Optional[str]:
+        ends = self._all_ways(state, p, first_moves)
+        self.met += 1
+        if ends is None:
+            self.sampled += 1
+            ends = [self._walk(state, p, first_moves, pick) for pick in ("first", "last")]
+            ends += [self._walk(state, p, first_moves, "random") for _ in range(SAMPLED)]
+        base_moves, base = ends[0]
+        views0 = {v: self._view(base, v) for v in range(self.game.num_players) if v != p}
+        for moves, end in ends[1:]:
+            for v, seen in views0.items():
+                what = self._confirmed(base, end, v) if self._view(end, v) != seen else None
+                if what is not None:
+                    return (f"player {p}'s secret choice shows to player {v}: after "
+                            f"`{self._moves(base_moves)}` and after `{self._moves(moves)}` (player {p}'s "
+                            f"part of the simultaneous step, the others still to choose), player {v} "
+                            f"sees {what}")
+        return None
+
+    def _moves(self, actions) -> str:
+        return "; ".join(move_label(self.game, a) for a in actions)
+
+    def _mine(self, st, p) -> bool:
+        """``p`` is still playing its part of the stage in ``st``."""
+        if st.is_terminal() or st.is_chance_node() or st.is_simultaneous_node():
+            return False
+        return st.current_player() == p
+
+    def _all_ways(self, state, p, first_moves):
+        """Every way of playing ``p``'s part out, as (moves, end state); None
+        past ``LIMIT``."""
+        out = []
+        stack = [(state, a, []) for a in reversed(first_moves)]
+        while stack:
+            st, a, moves = stack.pop()
+            c = st.clone()
+            c.apply_action(a)
+            moves = moves + [a]
+            if self._mine(c, p):
+                nxt = c.legal_actions()
+                if not nxt:   # stuck in its own part: the end of this way
+                    out.append((moves, c))
+                stack.extend((c, b, moves) for b in reversed(nxt))
+            else:
+                out.append((moves, c))
+            if len(out) + len(stack) > LIMIT:
+                return None
+        return out
+
+    def _walk(self, state, p, first_moves, pick):
+        c, moves, options = state.clone(), [], first_moves
+        for _ in range(10_000):
+            a = options[0] if pick == "first" else options[-1] if pick == "last" \
+                else options[self.rng.randrange(len(options))]
+            c.apply_action(a)
+            moves.append(a)
+            if not self._mine(c, p):
+                break
+            options = c.legal_actions()
+            if not options:
+                break
+        return moves, c
+
+    def _view(self, st, v):
+        """What player ``v`` sees of ``st``, as ``State.observation`` shows it
+        but without writing it out: the state's values where ``v`` may see
+        them, a hidden value's size where not, the flow, and ``v``'s own
+        actions. Equal views give equal observations; a difference is
+        confirmed with the observations themselves (``_confirmed``)."""
+        g = self.game
+        parts = []
+        for i in range(1, len(st.S)):
+            x, (scope, vis), t = st.S[i], g.visibility[i], g.slot_types[i]
+            if vis == "all" or x is None:
+                parts.append(x)
+            elif vis == "owner":
+                parts.append(tuple(y if p == v else _size(t[1], y) for p, y in enumerate(x)))
+            else:
+                parts.append(_size(t, x) if scope != "player" else tuple(_size(t[1], y) for y in x))
+        mine = sorted((a.kind, repr(a.params)) for a in st.legal_actions() if a.player == v) \
+            if not st.is_chance_node() else []
+        return (st.S[0], st.current_player(), st.phase(), st.is_terminal(), tuple(parts), tuple(mine))
+
+    def _confirmed(self, a, b, v):
+        """The two states look different to ``v`` in what it is shown."""
+        oa, ob = a.observation(v), b.observation(v)
+        if oa != ob:
+            return _difference(oa, ob)
+        ma = sorted(str(x) for x in a.legal_actions() if x.player == v) if not a.is_chance_node() else []
+        mb = sorted(str(x) for x in b.legal_actions() if x.player == v) if not b.is_chance_node() else []
+        if ma != mb:
+            return f"different actions of its own: {_short(ma)} or {_short(mb)}"
+        return None
+
+    # ------------------------------------------------------------ the verdict's grounds
+    def grounds(self) -> str:
+        if self.met == 0:
+            return "no simultaneous step with two players or more still to choose was met"
+        part = (f"; {self.sampled} of them had too many ways to list (more than {LIMIT}), and were "
+                f"compared over the first, the last and {SAMPLED} random ways" if self.sampled else
+                "; every way of each was compared")
+        return f"{self.met} secret choices compared{part}"
+
+
+def _size(t, x):
+    return ("hidden", len(x)) if T.is_collection(t) else ("hidden",)
+
+
+def _difference(oa: dict, ob: dict) -> str:
+    """The first thing that differs between two observations, in words."""
+    for name in oa["state"]:
+        if oa["state"].get(name) != ob["state"].get(name):
+            return f"`{name}` as {_short(oa['state'].get(name))} or as {_short(ob['state'].get(name))}"
+    for key in ("current_player", "phase", "round", "terminal", "winners"):
+        if oa.get(key) != ob.get(key):
+            return f"{key.replace('_', ' ')} {oa.get(key)} or {ob.get(key)}"
+    return "a different observation"
+
+
+def _short(v, n: int = 160) -> str:
+    s = repr(v)
+    return s if len(s) <= n else s[:n] + "..."
