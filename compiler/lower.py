@@ -667,7 +667,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         self.open_def(N.action("effect", n), f"S, me, X{plist}")
         self.block(a.body, 1)
         self.emit("", 0)
-        self.open_def(N.action("ensures", n), "S, me")
+        self.open_def(N.action("ensures", n), f"S, me{plist}")   # an `ensures` may read the choices
         for i, g in enumerate(ensures):
             self.emit(f"if not {self.ex(g.cond)}:", 1)
             self.emit(f"return {i}", 2)

@@ -953,7 +953,7 @@ class Game:
                     f"{_cite(spec.cites)}")
         S2 = list(st.S)
         eff(S2, me, _DryRun(), *action.params)
-        j = ens(S2, me)
+        j = ens(S2, me, *action.params)
         if j >= 0:
             src, summary = spec.ensures[j]
             why_text = f" ({summary})" if summary else ""

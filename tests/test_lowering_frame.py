@@ -29,7 +29,7 @@ class Plain:
         _, _, effect, ensures = self.game._fn[spec.index]
         S2 = list(S)
         effect(S2, me, runtime._DryRun(), *params)
-        return ensures(S2, me) < 0
+        return ensures(S2, me, *params) < 0
 
     def can(self, spec):
         gen = self.game._fn[spec.index][0]
@@ -224,3 +224,87 @@ def test_an_action_that_fails_halfway_changes_nothing(tmp_path):
     assert st.to_json() == before and st.current_player() == 0
     st.apply_action(next(a for a in st.legal_actions() if a.params == (1,)))
     assert st.is_terminal()
+
+
+POSTSUB = """
+game postsub { title: "Post" players: 2..3 }
+state {
+  total: int = 0 visible all
+  player gain: int = 0 visible all
+  tally: map[int, int] = {:} visible all
+  moves: int = 0 visible all
+  tired: bool = false visible all
+}
+flow { round { turns in seats: play } }
+phase play {
+  action add(k: int in [1, 2, 3])
+    when moves < 40
+    ensures tired or total % 4 != 0 or gain[me] % 3 == 1 or ((k + 1) in tally and tally[k + 1] > moves - 6)
+      or (k in tally and tally[k] % 2 == 0) or total + gain[me] > 70
+  {
+    total = total + k
+    gain[me] = gain[me] + k
+    tally[k] = moves
+    moves = moves + 1
+    end phase
+  }
+  action wait() {
+    moves = moves + 1
+    tired = not tired
+    end phase
+  }
+}
+ending over after_turn when moves >= 40 => rank p by gain[p] else tie
+"""
+
+
+def test_an_ensures_read_after_the_effect_without_a_copy_agrees(tmp_path):
+    # Every disjunct reads what the effect writes (a whole value, the acting
+    # player's entry, a map at the key written and at another): the lowering
+    # tests them on locals (no copy of the state), and must agree with the
+    # plain meaning, both ways, on every choice of random games.
+    path = tmp_path / "postsub.atoll"
+    path.write_text(POSTSUB)
+    comp = atoll.compile_spec(path)
+    post = comp.source.split(f"def {N.action('post', 'add')}")[1].split("\ndef ")[0]
+    assert "S[:]" not in post and "return True" in post, post
+    for players in (2, 3):
+        game = atoll.load(path, players=players)
+        seen = []
+        fn = game.ns[N.action("post", "add")]
+
+        def counted(*a, _f=fn):
+            r = _f(*a)
+            seen.append(bool(r))
+            return r
+        game.ns[N.action("post", "add")] = counted
+        assert compare_on_random_games(game, range(6), max_steps=90) > 200
+        assert True in seen and False in seen, "the test must reach both answers after the effect"
+
+
+def test_a_refusal_by_an_ensures_that_reads_a_choice_is_explained(tmp_path):
+    # The `ensures` of `add` reads its choice `k`: the reason an `add(k)` is
+    # refused is computed with k (it used to fail with a NameError).
+    from atoll.compiler.runtime import Action
+    from atoll.verify.examples import _refusal
+    path = tmp_path / "postsub.atoll"
+    path.write_text(POSTSUB)
+    game = atoll.load(path, players=2)
+    st = game.new_initial_state(seed=0)
+    refused = 0
+    for _ in range(60):
+        if st.is_terminal():
+            break
+        me = st.current_player()
+        legal = st.legal_actions()
+        kinds = {(a.kind, a.params) for a in legal}
+        for k in (1, 2, 3):
+            if ("add", (k,)) not in kinds and st.S[4] < 40:
+                assert _refusal(game, st, "add", (k,)) == ("ensures", 0)
+                before = st.to_json()
+                with pytest.raises(atoll.IllegalAction, match=r"`add`: afterwards .* would not hold"):
+                    st.apply_action(Action("add", (k,), None, me, None, game))
+                assert st.to_json() == before
+                refused += 1
+        st.apply_action(legal[(len(st.to_json()) + refused) % len(legal)])
+    assert refused > 0

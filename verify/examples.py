@@ -340,7 +340,7 @@ def _refusal(game, state, kind: str, params: tuple):
         return ("choice", k) if k < len(spec.params) else ("when", k - len(spec.params))
     S2 = list(state.S)
     eff(S2, me, _DryRun(), *params)
-    j = ens(S2, me)
+    j = ens(S2, me, *params)
     return ("ensures", j) if j >= 0 else None
 
 
