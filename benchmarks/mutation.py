@@ -115,6 +115,9 @@ def _ignore(_dir, names):
     return [n for n in names if n in ("__pycache__", ".hypothesis", ".pytest_cache", "_build")]
 
 
+TIMEOUT_MULTIPLIER = 4.0   # --timeout-multiplier
+
+
 def prepare(name: str, fresh: bool) -> Path:
     """Lay out the workspace of one module (kept between runs unless fresh)."""
     target, tests = TESTS[name]
@@ -141,9 +144,10 @@ def prepare(name: str, fresh: bool) -> Path:
         'forkserver_warmup = "import"',
         'preload_modules_file = "preload.txt"',
         "use_git_change_detection = false",
-        # a mutant that loops is stopped after 8 times its tests' time (mutmut's
-        # default, 30 times, costs minutes per looping mutant)
-        "timeout_multiplier = 4.0",
+        # a mutant that loops is stopped after this many times its tests' time
+        # (mutmut's default, 30 times, costs minutes per looping mutant; on a
+        # busy machine a low one makes slow runs look like loops)
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
         "",
         "[tool.pytest.ini_options]",
         'testpaths = ["tests"]',
@@ -218,10 +222,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="the seed of the sample")
     ap.add_argument("--fresh", action="store_true", help="forget the previous results")
     ap.add_argument("--again", action="store_true",
-                    help="run again only the mutants that survived the last run (after new tests)")
+                    help="run again only the mutants that survived or timed out in the last run "
+                         "(after new tests, or with a larger --timeout-multiplier)")
+    ap.add_argument("--timeout-multiplier", type=float, default=4.0,
+                    help="a mutant whose tests take this many times the clean run's time counts as a "
+                         "timeout (default 4; raise it on a busy machine, and rerun the timeouts with --again)")
     ap.add_argument("--report", action="store_true", help="only print the last results")
     ap.add_argument("--survivors", action="store_true", help="print each surviving mutant's diff")
     a = ap.parse_args(argv)
+    global TIMEOUT_MULTIPLIER
+    TIMEOUT_MULTIPLIER = a.timeout_multiplier
     names = a.modules or list(TESTS)
     for n in names:
         if n not in TESTS:
@@ -242,7 +252,8 @@ def main(argv=None) -> int:
         ws = prepare(name, a.fresh)
         t0 = time.monotonic()
         if a.again:
-            pick = sorted(k for k, v in results(ws, name).items() if v in ("survived", "no tests"))
+            # a timeout may be a slow machine rather than a loop: run it again too
+            pick = sorted(k for k, v in results(ws, name).items() if v in ("survived", "no tests", "timeout"))
             if (ws / "sample.txt").exists():   # the last run was a sample: stay in it
                 keep = set((ws / "sample.txt").read_text().split())
                 pick = [k for k in pick if k in keep]
