@@ -162,6 +162,14 @@ def prepare(name: str, fresh: bool) -> Path:
         if (ws / "mutants" / d).exists():
             shutil.rmtree(ws / "mutants" / d)
     (ws / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    # mutmut copies again only the .py files that changed: the grammar and
+    # the other data files of the package are refreshed here
+    if (ws / "mutants" / "atoll").is_dir():
+        for f in (ws / "atoll").rglob("*"):
+            if f.is_file() and f.suffix != ".py" and "__pycache__" not in f.parts:
+                dst = ws / "mutants" / f.relative_to(ws)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, dst)
     return ws
 
 
