@@ -134,7 +134,7 @@ def test_json_shape(report):
     assert rep["budget"]["games"] == 5 and rep["baseline"]["broken"] == []
     m = rep["mutants"][0]
     assert {"id", "rule", "cites", "kind", "what", "line", "diff", "status", "by", "reason",
-            "seconds", "checked", "cached"} <= set(m)
+            "seconds", "checked", "cached", "changed"} <= set(m)
 
 
 def test_text_report_lists_survivors_with_diffs(capsys):

@@ -266,7 +266,7 @@ def _evaluate(task: dict, out: dict) -> None:
         if not r["ok"] and r["property"] not in task["broken"]:
             out.update(status="killed", by=r)
             return
-    same = True
+    same, changed = True, []
     for key, game in games.items():
         base = task["verdicts"][key]
         for name in task["order"]:
@@ -279,13 +279,18 @@ def _evaluate(task: dict, out: dict) -> None:
                 rec = check_property(prog, game, pr, st, task["spec"])
                 out["checked"] += 1
             if rec is None:
-                same = same and name not in base
+                if name in base:
+                    same = False
+                    changed.append([name, base[name]["verdict"], "(not checked: its `when` is false)"])
                 continue
             if not rec["ok"] and name not in task["broken"]:
                 n, opts = json.loads(key)
                 out.update(status="killed", by={**rec, "players": n, "options": opts})
                 return
-            same = same and name in base and base[name]["verdict"] == rec["verdict"]
+            if name not in base or base[name]["verdict"] != rec["verdict"]:
+                same = False
+                changed.append([name, base[name]["verdict"] if name in base else "(not checked)",
+                                rec["verdict"]])
     for key, game in games.items():
         try:
             d = play_digest(game, st.games, st.seed, st.cap)
@@ -296,8 +301,8 @@ def _evaluate(task: dict, out: dict) -> None:
     if same:
         out.update(status="unobserved",
                    reason=f"no observable change in {st.games} seeded games, and the same verdicts")
-    else:
-        out.update(status="survived")
+    else:   # the verdicts that changed, every one still as the spec expects
+        out.update(status="survived", changed=changed)
 
 
 # ---------------------------------------------------------------- many mutants
@@ -501,7 +506,8 @@ def report(p: Plan, records: list[dict], seconds: float) -> dict:
         entry = {"id": m.id, "rule": m.rule, "cites": list(m.cites), "kind": m.kind, "what": m.what,
                  "line": m.line, "diff": m.diff(p.text), "status": rec["status"], "by": rec.get("by"),
                  "reason": rec.get("reason", ""), "seconds": rec.get("seconds", 0.0),
-                 "checked": rec.get("checked", 0), "cached": bool(rec.get("cached"))}
+                 "checked": rec.get("checked", 0), "cached": bool(rec.get("cached")),
+                 "changed": rec.get("changed", [])}
         mutants.append(entry)
         r = rules.setdefault(m.rule, {"rule": m.rule, "cites": list(m.cites), "line": m.line,
                                       "mutants": 0, **{s: 0 for s in STATUSES}})
