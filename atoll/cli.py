@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import traceback
@@ -63,8 +64,9 @@ EXAMPLES = {
               "  atoll verify spec/GAME.atoll --matrix\n"
               "  atoll verify spec/GAME.atoll --property NAME --json\n\n"
               "verdicts: PROVED, HOLDS UP TO k, NO VIOLATION IN N GAMES, VIOLATED, WITNESS FOUND,\n"
-              "NO WITNESS, UNKNOWN. Exit status 0 exactly when every verdict matches what the\n"
-              "spec expects (`expect ...`; without it, a property expects to hold or to be found).",
+              "NO WITNESS, UNKNOWN; for an example, PASSED or FAILED. Exit status 0 exactly when\n"
+              "every verdict matches what the spec expects (`expect ...`; without it, a property\n"
+              "expects to hold or to be found, an example to pass).",
 }
 
 
@@ -351,8 +353,9 @@ def _verify_one(args, spec: str, tree: Optional[Path] = None):
         prog.update(done - 1)
     try:
         with files.trusted([tree] if tree else []):
+            jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1) if args.matrix else 1
             results = run(spec, args.players, _options(args.option), args.matrix, args.property,
-                          args.seed, args.games, int(args.timeout * 1000), progress)
+                          args.seed, args.games, int(args.timeout * 1000), progress, jobs=jobs)
     except SpecError as e:
         raise spec_failure(e) from None
     prog.update(prog.total)
@@ -362,6 +365,8 @@ def _verify_one(args, spec: str, tree: Optional[Path] = None):
 def cmd_verify(args) -> int:
     """One spec, or every spec of a folder (as `check` does)."""
     _at_least("--games", args.games, 0)
+    if args.jobs is not None:
+        _at_least("--jobs", args.jobs, 1)
     _positive("--timeout", args.timeout)
     _options(args.option)
     if not Path(args.spec).is_dir():
@@ -550,12 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--property", metavar="NAME", help="with --trace: the property of the report "
                    "whose trace to show (default: the first that has one)")
 
-    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis; given a "
-            "folder, every spec under it.", cmd_verify)
+    p = add("verify", "Check the properties a spec declares, with z3 and hypothesis, and play its "
+            "worked examples; given a folder, every spec under it.", cmd_verify)
     game_args(p)
-    p.add_argument("--property", action="append", metavar="NAME", help="only this property (repeatable)")
+    p.add_argument("--property", action="append", metavar="NAME", help="only this property or example (repeatable)")
     p.add_argument("--matrix", action="store_true",
                    help="every player count times every mode the game block lists in `modes`")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="with --matrix: configurations checked in N processes at once (default: the "
+                        "number of cores); the verdicts are the same as with 1")
     p.add_argument("--games", type=int, default=100,
                    help="games per property checked by play (default 100; 0: bounded exhaustive "
                         "search only, verdict HOLDS UP TO k)")

@@ -85,6 +85,15 @@ CODES: dict[str, tuple[str, str, str]] = {
     "A0504": ("error", "data nested too deeply",
               "A data file nests arrays and objects more than 100 deep; such JSON is refused before it "
               "is read (tables of records need a few levels only)."),
+    "A0601": ("error", "example outside the game",
+              "An `example` asks for what the game cannot be: a player count outside the game's range, "
+              "an option set to a value that is not written out (a number, `true`, `false` or a member "
+              "of the option's enum), or a position in a phase where no player decides (an automatic "
+              "phase)."),
+    "A0602": ("error", "refusal names no rule",
+              "An `expect illegal ACTION because ...` must name a rule of that action: one of its "
+              "`when` or `ensures` conditions, written as in the action, or one of its parameters "
+              "(whose choices leave the value out)."),
 }
 
 
@@ -118,6 +127,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0502": "name a regular file",
     "A0503": "split the file, or keep only what the rules need",
     "A0504": "flatten the data",
+    "A0601": "choose what the game declares: its player range, its options' values, a phase where a player decides",
+    "A0602": "copy the condition from the action's `when` (or `ensures`), or name one of its parameters",
 }
 
 

@@ -20,7 +20,8 @@ refused with a message that names the remedy.
 **Observations.** ``ObservationEncoder`` turns ``State.observation(player)``
 into a vector whose layout is derived from the declared types of the state
 variables: an int or bool is one number, an enum is one-hot, a record is its
-fields, a per-player variable is one block per seat, and a collection
+fields, an optional value (``maybe[T]``) is a presence flag then its
+value (zeros when absent), a per-player variable is one block per seat, and a collection
 (list, set, bag, map) is its size. The contents of collections, and
 strings, whose size has no bound, go into a fixed number of hashed count
 buckets ("feature hashing" again): each element adds 1 to the bucket of
@@ -178,6 +179,9 @@ class ObservationEncoder:
         elif t[0] == "tuple":
             for it in t[1:]:
                 self._kinds(it, out)
+        elif t[0] == "maybe":   # present or not, then the value (zeros when none)
+            out.append("flag")
+            self._kinds(t[1], out)
         elif t[0] in ("list", "set", "bag", "map"):
             self._hashed = True
             out.append("count")
@@ -261,6 +265,11 @@ class ObservationEncoder:
             for k, (it, x) in enumerate(zip(t[1:], j)):
                 i = self._put(it, x, v, i, f"{path}[{k}]", features)
             return i
+        if kind == "maybe":
+            if j is None:
+                return i + self.width(t)
+            v[i] = 1.0
+            return self._put(t[1], j, v, i + 1, path, features)
         if kind in ("list", "set", "bag"):
             v[i] = float(len(j))
             for x in j:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
+from atoll.compiler.values import sort_values
+
 POS = ("record", "Pos")
 
 
@@ -42,7 +44,7 @@ def _mark(tr, t):
         return t
     if tr.name == "Player" and t == "int":
         return "Player"
-    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple") \
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple", "maybe") \
             and len(tr.args) == len(t) - 1:
         return (t[0],) + tuple(_mark(a, x) for a, x in zip(tr.args, t[1:]))
     return t
@@ -52,7 +54,7 @@ def _base(t):
     """The codec's type for a view type."""
     if t == "Player":
         return "int"
-    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple", "player"):
+    if isinstance(t, tuple) and t[0] in ("list", "bag", "set", "map", "tuple", "player", "maybe"):
         return (t[0],) + tuple(_base(x) for x in t[1:])
     return t
 
@@ -68,6 +70,8 @@ def label(codec, t, v, top: bool = True) -> str:
     if t in ("int", "str", "?"):
         return str(v)
     kind = t[0]
+    if kind == "maybe":
+        return "none" if v is None else label(codec, t[1], v, top)
     if kind == "enum":
         return codec.enums[t[1]][v]
     if kind == "record":
@@ -78,19 +82,19 @@ def label(codec, t, v, top: bool = True) -> str:
     if kind == "tuple":
         return "(" + ", ".join(label(codec, it, x, False) for it, x in zip(t[1:], v)) + ")"
     if kind == "set":
-        return "{" + ", ".join(label(codec, t[1], x) for x in sorted(v)) + "}"
+        return "{" + ", ".join(label(codec, t[1], x) for x in sort_values(v)) + "}"
     if kind in ("list", "bag", "player"):
         return "[" + ", ".join(label(codec, t[1], x) for x in v) + "]"
     if kind == "map":
-        return "{" + ", ".join(f"{label(codec, t[1], k)}: {label(codec, t[2], x)}"
-                               for k, x in sorted(v.items())) + "}"
+        return "{" + ", ".join(f"{label(codec, t[1], k)}: {label(codec, t[2], v[k])}"
+                               for k in sort_values(v)) + "}"
     return str(v)   # pragma: no cover - every type is above
 
 
 def items_text(codec, t, v) -> str:
     """A collection's items without brackets (``-`` when empty)."""
     if isinstance(t, tuple) and t[0] in ("list", "bag", "set"):
-        items = sorted(v) if t[0] == "set" else v
+        items = sort_values(v) if t[0] == "set" else v
         return ", ".join(label(codec, t[1], x) for x in items) or "-"
     return label(codec, t, v)
 
@@ -172,7 +176,8 @@ def view_parts(game, st, viewer: int, everything: bool = False) -> dict:
 def owners_text(game, t, v) -> list[tuple[int, list[str]]]:
     """A map whose values are players, as (player, the keys they own) for every player."""
     owners: dict = {}
-    for k, p in sorted(v.items()):
+    for k in sort_values(v):
+        p = v[k]
         owners.setdefault(p, []).append(label(game.codec, t[1], k))
     return [(p, owners.get(p, [])) for p in range(game.num_players)]
 
@@ -207,8 +212,8 @@ def view_text(game, st, viewer: int, everything: bool = False) -> str:
                            + (": " + ", ".join(keys) if keys else ""))
         elif isinstance(t, tuple) and t[0] == "map":
             out.append(f"{name}:" + ("" if v else " -"))
-            for k, x in sorted(v.items()):
-                out.append(f"  {label(codec, t[1], k)}: {label(codec, t[2], x)}")
+            for k in sort_values(v):
+                out.append(f"  {label(codec, t[1], k)}: {label(codec, t[2], v[k])}")
         else:
             out.append(f"{name}: {items_text(codec, t, v)}")
     if players:
@@ -270,7 +275,7 @@ def action_text(game, st, action) -> str:
         if t == POS:
             text += _on_board(game, boards, [v])
         elif isinstance(t, tuple) and t[0] in ("list", "set", "bag") and t[1] == POS:
-            text += _on_board(game, boards, sorted(v) if t[0] == "set" else list(v))
+            text += _on_board(game, boards, sort_values(v) if t[0] == "set" else list(v))
         parts.append(f"{n}={text}")
     return f"{action.kind}({', '.join(parts)})"
 
@@ -340,7 +345,7 @@ def _change(codec, what: str, old, new) -> list[str]:
         return [f"{what}: {'; '.join(text)}"] if text else [f"{what}: reordered"]
     if isinstance(t, tuple) and t[0] == "map":
         text = []
-        for k in sorted(set(vo) | set(vn)):
+        for k in sort_values(set(vo) | set(vn)):
             if k not in vo:
                 text.append(f"+ {label(codec, t[1], k)}: {label(codec, t[2], vn[k])}")
             elif k not in vn:

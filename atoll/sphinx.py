@@ -86,7 +86,8 @@ def atoll_code_role(name, rawtext, text, lineno, inliner, options=None, content=
 
 _VERDICT_CLASSES = (("PROVED", "proved"), ("HOLDS", "holds"), ("NO VIOLATION", "holds"),
                     ("VIOLATED", "violated"), ("WITNESS FOUND", "witness"),
-                    ("NO WITNESS", "no-witness"), ("UNKNOWN", "unknown"))
+                    ("NO WITNESS", "no-witness"), ("UNKNOWN", "unknown"),
+                    ("PASSED", "passed"), ("FAILED", "failed"))   # a worked example
 
 
 def verdict_role(name, rawtext, text, lineno, inliner, options=None, content=()):

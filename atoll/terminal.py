@@ -13,6 +13,7 @@ from pathlib import Path
 from atoll import render
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, Action, IllegalAction, ModelError
 from atoll.compiler.savegame import CorruptState
+from atoll.compiler.values import sort_values
 
 HELP = """commands:
   N             play move number N of the list
@@ -391,6 +392,11 @@ class _Reader:
                 raise ValueError(f"{what}: expected a name, found {v!r}")
             return str(v)
         kind = t[0]
+        if kind == "maybe":   # the word none, or the value
+            if self.peek() == ("name", "none"):
+                self.take()
+                return None
+            return self.value(t[1], what)
         if kind == "enum":
             k, v = self.take()
             if v not in codec.enums[t[1]]:
@@ -429,7 +435,7 @@ class _Reader:
                 vals.append(self.value(t[1], f"{what}[{len(vals)}]"))
             if kind == "set":
                 return frozenset(vals)
-            return tuple(sorted(vals)) if kind == "bag" else tuple(vals)
+            return tuple(sort_values(vals)) if kind == "bag" else tuple(vals)
         raise ValueError(f"{what}: a value of this kind cannot be typed here")
 
 

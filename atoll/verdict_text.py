@@ -34,6 +34,8 @@ TERMS = [
     ("UNKNOWN", "UNKNOWN: no sound answer within the budget; the reason is given", "Verdicts"),
     ("WITNESS FOUND", "WITNESS FOUND: values (or a game) that make the property true, shown",
      "Verdicts"),
+    (" example ", "PASSED / FAILED: a worked example (`example`) played once on the model: every "
+     "step did as written / the step shown did not", "Worked examples"),
     ("distinct states", "distinct states: positions counted once however often play met them",
      "What a verdict rests on"),
 ]
@@ -42,6 +44,8 @@ TERMS = [
 def detail_text(r) -> str:
     """A short line on how the verdict was reached."""
     d = r.detail or {}
+    if d.get("shared"):   # computed once for another configuration of the matrix
+        return d["shared"]
     if d.get("vacuous"):   # a proof that says nothing: say so first
         return d["vacuous"]
     if "z3" in d and r.verdict != "PROVED":
@@ -127,6 +131,8 @@ def table_lines(results) -> list:
         if _explicit(r) and r.ok:
             notes.append(f"as the spec expects (`expect {r.expected}`)"
                          + (f": {r.description}" if r.description else ""))
+        elif not r.ok and r.kind == "example":
+            notes.append("the example" + (f" says: {r.description}" if r.description else " fails"))
         elif not r.ok:
             notes.append(f"the spec expects `{r.expected}`"
                          + (f"; the property says: {r.description}" if r.description else ""))
@@ -206,7 +212,10 @@ def next_lines(spec: str, results, matrix: bool) -> list:
         out.append("    (a pass by play is evidence, not a proof)")
     if not matrix:
         out.append(f"  - every player count and mode at once: `atoll verify {spec} --matrix`")
-    bad = [r for r in results if not r.ok]
+    if any(r.kind == "example" and not r.ok for r in results):
+        out.append("  - an example FAILED: the model does not do what the example says at the step")
+        out.append("    shown (fix the rules, or the example); `atoll docs` draws it before and after")
+    bad = [r for r in results if not r.ok and r.kind != "example"]
     if bad:
         out.append("  - a verdict not as expected: fix the rules, or state the verdict you expect with")
         out.append(f"    `expect VERDICT` on the property ({DOC}, section \"`when` and `expect`\")")

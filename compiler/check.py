@@ -10,10 +10,11 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from atoll.compiler import stdlib
-from atoll.compiler import check_with
+from atoll.compiler import check_maybe, check_with
 from atoll.compiler import types as T
 from atoll.compiler.check_chance import check_action_invariant, check_chance_property
 from atoll.compiler.check_let import LetTupleChecks
+from atoll.compiler.check_records import check_record_cycles
 from atoll.compiler.symbols import Program
 from atoll.diagnostics import Reporter, did_you_mean
 from atoll.grammar import ast as A
@@ -44,6 +45,8 @@ class Checker(LetTupleChecks):
     def resolve(self, tr: A.TypeRef):
         if tr.name == "tuple":
             return self.tuple_type(tr)
+        if tr.name == "maybe":
+            return check_maybe.maybe_type(self, tr)
         if tr.name in T.GENERIC_ARITY:
             n = T.GENERIC_ARITY[tr.name]
             if len(tr.args) != n:
@@ -60,7 +63,7 @@ class Checker(LetTupleChecks):
         if tr.name in self.p.records:
             return ("record", tr.name)
         names = list(BASE_TYPES) + list(T.GENERIC_ARITY) + list(self.p.enums) + list(self.p.records)
-        names.append("tuple")
+        names += ["tuple", "maybe"]
         self.rep.add("A0101", f"unknown type `{tr.name}`", tr.span, did_you_mean(tr.name, names))
         return T.UNKNOWN
 
@@ -72,7 +75,8 @@ class Checker(LetTupleChecks):
 
     def expect(self, want, got, span, what: str) -> None:
         if not T.compatible(want, got):
-            self.rep.add("A0103", f"{what} must be {T.show(want)}, but this is {T.show(got)}", span)
+            self.rep.add("A0103", f"{what} must be {T.show(want)}, but this is {T.show(got)}", span,
+                         check_maybe.mismatch_hint(want, got))
 
     # ------------------------------------------------------------ names
     def visible_names(self, ctx: Ctx) -> list[str]:
@@ -187,7 +191,7 @@ class Checker(LetTupleChecks):
             if t == T.UNKNOWN:
                 return T.UNKNOWN
             if not (isinstance(t, tuple) and t[0] == "record"):
-                self.rep.add("A0105", f"{T.show(t)} has no fields", e.span)
+                self.rep.add("A0105", f"{T.show(t)} has no fields", e.span, check_maybe.no_fields_hint(t))
                 return T.UNKNOWN
             fields_ = dict(self.record_fields(t[1]))
             if e.name not in fields_:
@@ -256,7 +260,7 @@ class Checker(LetTupleChecks):
             self.expect(T.BOOL, b, e.right.span, f"the right side of `{op}`")
             return T.BOOL
         if op in ("==", "!="):
-            if not (T.compatible(a, b) or T.compatible(b, a)):
+            if not (T.compatible(a, b) or T.compatible(b, a) or check_maybe.lifted(a, b)):
                 self.rep.add("A0103", f"cannot compare {T.show(a)} with {T.show(b)}", e.span)
             return T.BOOL
         if op in ("<", "<=", ">", ">="):
@@ -267,7 +271,7 @@ class Checker(LetTupleChecks):
             if b != T.UNKNOWN and not T.is_collection(b):
                 self.rep.add("A0103", f"`in` needs a collection on its right, not {T.show(b)}",
                              e.right.span)
-            elif not T.compatible(T.element(b), a):
+            elif not (T.compatible(T.element(b), a) or check_maybe.lifted(a, T.element(b))):
                 self.rep.add("A0103", f"{T.show(a)} cannot be in a {T.show(b)}", e.span)
             return T.BOOL
         if op in ("+", "-"):
@@ -589,6 +593,7 @@ def check_types(prog: Program, rep: Reporter) -> None:
     for rec in prog.records.values():
         for f in rec.fields:
             c.resolve(f.type)
+    check_record_cycles(c, prog)
     for d in prog.data.values():
         c.resolve(d.type)
     for o in prog.options.values():
@@ -681,6 +686,8 @@ def check_types(prog: Program, rep: Reporter) -> None:
                  prog.score.value.span, "a score")
     for pr in prog.properties.values():
         check_property(c, pr, rep)
+    from atoll.compiler.check_examples import check_examples
+    check_examples(c, prog, rep)
     if prog.game is not None:
         check_modes(c, prog, rep)
 

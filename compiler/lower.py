@@ -298,7 +298,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             return repr(self.p.enums[ref[1]].members.index(ref[2]))
         if kind == "builtin":
             return {"players": "PLAYERS", "seats": "SEATS", "player_count": "NP",
-                    "current_round": "S[0]"}[ref[1]]
+                    "current_round": "S[0]", "none": "None"}[ref[1]]
         if kind == "me":
             return "me"
         raise AssertionError(ref)  # pragma: no cover
@@ -357,6 +357,8 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             return f"len({self.ex(e.args[0])})"
         if kind == "stdlib" and ref[1] == "pos":    # no call needed: a pair
             return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
+        if kind == "stdlib" and ref[1] == "some":   # a present maybe is the value itself
+            return self.ex(e.args[0])
         if kind == "stdlib":
             free = stdlib.ORDER_FREE.get(ref[1], ())
             args = ", ".join(self.comprehension(a, order_matters=False)

@@ -22,7 +22,7 @@ from atoll.compiler.lower import Layout, lower
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
 from atoll.compiler.teams import problem as teams_problem
-from atoll.compiler.values import BadValue, ValueCodec
+from atoll.compiler.values import BadValue, ValueCodec, sort_values
 from atoll.diagnostics import Diagnostic, Reporter, SpecError, did_you_mean
 from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
@@ -307,7 +307,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     if errors:
         raise SpecError(errors, sources)
 
-    ns = {"__builtins__": SAFE_BUILTINS}
+    ns = {"__builtins__": _builtins(prog, checker)}
     for name, (fn, _, _) in stdlib.FUNCTIONS.items():
         ns[N.stdlib(name)] = fn
     ns.update({N.stdlib(k): v for k, v in dict(
@@ -553,6 +553,15 @@ def _set_in(container, keys, value):
         out[k] = value
         return out
     return container[:k] + (value,) + container[k + 1:]
+
+
+def _builtins(prog: Program, checker) -> dict:
+    """The builtins of a game's module: ``sorted`` orders ``none`` first
+    (values.sort_values) when some value of the spec may hold one."""
+    records = {r: [ft for _, ft in checker.record_fields(r)] for r in prog.records}
+    if any(T.holds_maybe(t, records) for t in prog.types.values()):
+        return {**SAFE_BUILTINS, "sorted": sort_values}
+    return SAFE_BUILTINS
 
 
 def _div(a, b):

@@ -33,7 +33,7 @@ from atoll.compiler import intbound, savegame
 from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
-from atoll.compiler.values import ValueCodec, pack
+from atoll.compiler.values import ValueCodec, pack, sort_values
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
@@ -59,6 +59,10 @@ class IllegalAction(Exception):
 class ModelError(RuntimeError):
     """A rule could not be evaluated (a bug in the spec, such as reading a map
     at a missing key). Names the rule; the state is unchanged."""
+
+
+#: Action ids and chance outcomes kept per game (the cache is emptied past this).
+_KEPT = 100_000
 
 
 class _NeedChance(Exception):
@@ -206,7 +210,8 @@ class State:
         self.ctl: list = [0, 0, 0, 0, (), True, False]
         self.outcome: Optional[tuple] = None        # (ending name, winners)
         self.rng = [0, 0]
-        self.pending: Optional[tuple] = None       # (action id or None for setup, outcomes, bag, type)
+        # (action id or None for setup, outcomes given so far, bag, type, the type of each outcome)
+        self.pending: Optional[tuple] = None
         self._hist: list = []       # the actions applied: ids, or Actions (whose id is computed when asked)
         self.chance_mode = "auto"
         self._legal = None
@@ -226,7 +231,8 @@ class State:
         c.outcome = self.outcome
         c.rng = list(self.rng)
         c.pending = None if self.pending is None else (self.pending[0], list(self.pending[1]),
-                                                       self.pending[2], self.pending[3])
+                                                       self.pending[2], self.pending[3],
+                                                       list(self.pending[4]))
         c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
         c._legal = None
@@ -276,7 +282,7 @@ class State:
         bag, elem = self.pending[2], self.pending[3]
         counts = Counter(bag)
         total = len(bag)
-        return [(self.game._chance_action(item, elem), counts[item], total) for item in sorted(counts)]
+        return [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         return [(a, n / total) for a, n, total in self._chance_counts()]
@@ -423,6 +429,8 @@ class Game:
         self.team_of = {p: t for t in teams for p in t}
         self.info = program_info
         self.source = source                  # the generated Python module
+        self._ids: dict = {}                  # (action, params, player) -> id, see _action_id
+        self._chances: dict = {}              # (item, type) -> chance Action, see _chance_action
         self._fn = {a.index: (ns[N.action("gen", a.name)], ns[N.action("why", a.name)],
                               ns[N.action("effect", a.name)], ns[N.action("ensures", a.name)])
                     for a in actions}
@@ -745,7 +753,11 @@ class Game:
             if isinstance(e, _NeedChance):
                 aid = None if action is None else self._action_id(
                     action[0], action[1], action[2] if len(action) > 2 else None)
-                st.pending = (aid, list(forced or []), e.bag, e.elem_type)
+                # the type of each outcome given so far: that of the draw
+                # that took it (draws of one transaction may differ in type)
+                given = list(forced or [])
+                types = [ev[2] for ev in X.events if ev[0] != "note"][:len(given)]
+                st.pending = (aid, given, e.bag, e.elem_type, types)
                 st._legal = None
                 st._events = X.events + [("waits", e.how)]
                 return
@@ -806,11 +818,24 @@ class Game:
         return out
 
     def _action_id(self, spec: ActionSpec, params: tuple, player: Optional[int] = None) -> int:
-        """Injective: the action, its parameters, and at a simultaneous node the player."""
+        """Injective: the action, its parameters, and at a simultaneous node the player.
+        Kept once computed (the same moves come back state after state)."""
+        key = (spec.index, params, player)
+        try:
+            return self._ids[key]
+        except KeyError:
+            pass
+        except TypeError:   # a parameter holding a map: not kept
+            key = None
         nat = [spec.index + 1 + (0 if player is None else len(self.actions) * (player + 1))]
         for (_, t), v in zip(spec.params, params):
             self.codec.naturals(t, v, nat)
-        return pack(nat)
+        out = pack(nat)
+        if key is not None:
+            if len(self._ids) >= _KEPT:
+                self._ids.clear()
+            self._ids[key] = out
+        return out
 
     def _make_action(self, spec: ActionSpec, params: tuple, player: int,
                      simultaneous: bool = False) -> Action:
@@ -825,10 +850,22 @@ class Game:
             f"{n}={self.codec.text(t, v)}" for (n, t), v in zip(spec.params, params)) + ")"
 
     def _chance_action(self, item, elem_type) -> Action:
+        key = (item, elem_type)
+        try:
+            return self._chances[key]   # (an Action is never changed: one object serves)
+        except KeyError:
+            pass
+        except TypeError:   # an item holding a map: not kept
+            key = None
         nat = [0]
         self.codec.naturals(elem_type, item, nat)
-        return Action("chance", (item,), pack(nat), CHANCE,
-                      f"chance: draw {self.codec.text(elem_type, item)}")
+        out = Action("chance", (item,), pack(nat), CHANCE,
+                     f"chance: draw {self.codec.text(elem_type, item)}")
+        if key is not None:
+            if len(self._chances) >= _KEPT:
+                self._chances.clear()
+            self._chances[key] = out
+        return out
 
     def _apply(self, st: State, action) -> None:
         if st.outcome is not None:

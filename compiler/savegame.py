@@ -7,7 +7,9 @@ variables, as ``ValueCodec.to_json`` writes them), ``control`` (where the
 flow is), ``outcome``, ``rng`` (the seed and the number of draws made),
 ``chance`` (``"auto"`` or ``"explicit"``), ``history`` (every action applied
 since the start, chance outcomes included), ``pending`` (the chance event a
-state of ``chance="explicit"`` waits for) and ``checksum``.
+state of ``chance="explicit"`` waits for: the action, the outcomes the step
+has taken so far, the bag and its item type, and ``outcome_types`` when an
+earlier draw of the step took items of another type) and ``checksum``.
 
 What loading promises: a save either loads as a state the rules reach, equal
 to the one saved, or is refused with ``CorruptState`` whose ``field`` names
@@ -129,10 +131,13 @@ def state_to_data(game, st) -> dict:
         "history": [id_to_json(h) for h in st.history],
         "pending": None if st.pending is None else {
             "action": id_to_json(st.pending[0]),
-            "outcomes": [codec.to_json(st.pending[3], o) for o in st.pending[1]],
+            "outcomes": [codec.to_json(t, o) for t, o in zip(st.pending[4], st.pending[1])],
             "bag": codec.to_json(("bag", st.pending[3]), st.pending[2]),
             "type": type_to_json(st.pending[3])},
     }
+    if st.pending is not None and any(t != st.pending[3] for t in st.pending[4]):
+        # earlier draws of the same step took items of other types
+        body["pending"]["outcome_types"] = [type_to_json(t) for t in st.pending[4]]
     body["checksum"] = checksum(body)
     return body
 
@@ -241,6 +246,11 @@ def _type(game, j, field: str):
         raise CorruptState(f"this game has no {j[0]} {shown(j[1])}", field)
     if isinstance(j, list) and len(j) == 2 and j[0] in ("list", "set", "bag"):
         return (j[0], _type(game, j[1], field))
+    if isinstance(j, list) and len(j) == 2 and j[0] == "maybe":
+        inner = _type(game, j[1], field)
+        if isinstance(inner, tuple) and inner[0] == "maybe":
+            raise CorruptState("a maybe cannot hold a maybe", field)
+        return ("maybe", inner)
     if isinstance(j, list) and len(j) == 3 and j[0] == "map":
         return ("map", _type(game, j[1], field), _type(game, j[2], field))
     if isinstance(j, list) and len(j) >= 3 and j[0] == "tuple":
@@ -329,7 +339,7 @@ def decode(game, d: dict):
         if not isinstance(pend, dict):
             raise CorruptState(f"expected an object, found {shown(pend)}", "pending")
         for k in pend:
-            if k not in PENDING_FIELDS:
+            if k not in PENDING_FIELDS + ("outcome_types",):
                 raise CorruptState("not a field of a pending chance event", f"pending.{k}")
         for k in PENDING_FIELDS:
             if k not in pend:
@@ -339,12 +349,19 @@ def decode(game, d: dict):
             raise CorruptState("no action can wait for chance while the setup is being dealt (no player "
                                "is in a stage yet)", "pending.action")
         et = _type(game, pend["type"], "pending.type")
-        outcomes = [_value(game, et, x, f"pending.outcomes[{k}]")
-                    for k, x in enumerate(_list(pend["outcomes"], "pending.outcomes"))]
+        given = _list(pend["outcomes"], "pending.outcomes")
+        types = [et] * len(given)
+        if "outcome_types" in pend:   # the outcomes' own types, when some differ from the pending draw's
+            types = [_type(game, t, f"pending.outcome_types[{k}]")
+                     for k, t in enumerate(_list(pend["outcome_types"], "pending.outcome_types"))]
+            if len(types) != len(given):
+                raise CorruptState(f"expected one type per outcome ({len(given)}), found {len(types)}",
+                                   "pending.outcome_types")
+        outcomes = [_value(game, t, x, f"pending.outcomes[{k}]") for k, (t, x) in enumerate(zip(types, given))]
         bag = _value(game, ("bag", et), pend["bag"], "pending.bag")
         if not bag:
             raise CorruptState("a chance event draws from a bag that is not empty", "pending.bag")
-        st.pending = (aid, outcomes, bag, et)
+        st.pending = (aid, outcomes, bag, et, types)
     return st
 
 

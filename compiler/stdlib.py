@@ -16,7 +16,7 @@ from typing import Callable, Optional
 from atoll.compiler import limits
 from atoll.compiler import types as T
 from atoll.compiler.planarity import planar as _planar
-from atoll.compiler.values import INT_BOUND
+from atoll.compiler.values import INT_BOUND, sort_values
 
 
 class EvalError(Exception):
@@ -187,16 +187,39 @@ def _reach(adj, starts):
     return frozenset(seen)
 
 
+def _two_way(adj):
+    """``adj`` with every link also followed backwards (a group is connected
+    whichever way its links were written)."""
+    out = {n: set(ms) for n, ms in adj.items()}
+    for n, ms in adj.items():
+        for m in ms:
+            if m not in out:
+                out[m] = set()
+            out[m].add(n)
+    return out
+
+
 def _components(adj):
-    """The connected groups of nodes of ``adj``, in the order of their smallest node."""
-    nodes = set(adj) | {m for ms in adj.values() for m in ms}
+    """The connected groups of nodes of ``adj``, its links taken both ways,
+    in the order of their smallest node."""
+    both = _two_way(adj)
     out, seen = [], set()
-    for n in sorted(nodes):
+    for n in sort_values(both):
         if n not in seen:
-            comp = _reach(adj, [n])
+            comp = _reach(both, [n])
             seen |= comp
             out.append(comp)
     return tuple(out)
+
+
+def _graph(nodes, links):
+    """The map from each node to the set of its neighbours, for the given
+    nodes and two-way links (pairs); a link's ends are nodes too."""
+    out = {n: set() for n in nodes}
+    for a, b in links:
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {n: frozenset(ms) for n, ms in out.items()}
 
 
 def _connected(adj):
@@ -269,11 +292,20 @@ def _get(m, k, default):
 
 
 def _sorted(xs):
-    return tuple(sorted(xs))
+    return tuple(sort_values(xs))
 
 
 def _bag(xs):
-    return tuple(sorted(xs))
+    return tuple(sort_values(xs))
+
+
+def _some(x):
+    """A present maybe is the value itself at run time."""
+    return x
+
+
+def _value_or(m, default):
+    return default if m is None else m
 
 
 def _count_of(xs, x):
@@ -329,7 +361,7 @@ def _dice(n, faces):
 
 
 def _subsets(xs):
-    items = sorted(set(xs))
+    items = sort_values(set(xs))
     if len(items) > 16:
         raise EvalError(f"subsets of {len(items)} items is too many (at most 16)")
     return tuple(frozenset(c) for k in range(len(items) + 1) for c in combinations(items, k))
@@ -344,7 +376,7 @@ def _distinct(xs):
 
 
 def _to_list(xs):
-    return tuple(sorted(xs)) if isinstance(xs, (frozenset, dict)) else tuple(xs)
+    return tuple(sort_values(xs)) if isinstance(xs, (frozenset, dict)) else tuple(xs)
 
 
 def _keys(m):
@@ -352,7 +384,7 @@ def _keys(m):
 
 
 def _values(m):
-    return tuple(m[k] for k in sorted(m))
+    return tuple(m[k] for k in sort_values(m))
 
 
 def _size(xs):
@@ -409,6 +441,42 @@ def _elem_rule(arity, result, first_check):
                 return T.UNKNOWN, f"argument {i} must be {T.show(elem)}, not {T.show(a)}"
         return res, None
     return rule
+
+
+def _value_or_rule(args):
+    if len(args) != 2:
+        return T.UNKNOWN, f"takes 2 arguments, not {len(args)}"
+    m, d = args
+    if m == T.UNKNOWN:
+        return d, None
+    if not T.is_maybe(m):
+        return T.UNKNOWN, f"argument 1 must be a maybe, not {T.show(m)}"
+    if not (T.compatible(m[1], d) or T.compatible(d, m[1])):
+        return T.UNKNOWN, f"argument 2 must be {T.show(m[1])} (what the maybe holds), not {T.show(d)}"
+    return T.join(m[1], d), None
+
+
+def _is_link_list(t, node):
+    """``t`` is a collection of pairs of ``node``s (tuples of two items)."""
+    link = T.element(t)
+    return T.is_collection(t) and (link == T.UNKNOWN or (
+        isinstance(link, tuple) and link[0] == "tuple" and len(link) == 3
+        and T.compatible(node, link[1]) and T.compatible(node, link[2])))
+
+
+def _graph_rule(args):
+    if len(args) != 2:
+        return T.UNKNOWN, f"takes 2 arguments, not {len(args)}"
+    nodes, links = args
+    if nodes != T.UNKNOWN and not T.is_collection(nodes):
+        return T.UNKNOWN, f"argument 1 must be a collection of nodes, not {T.show(nodes)}"
+    node = T.element(nodes)
+    if links != T.UNKNOWN and not _is_link_list(links, node):
+        return T.UNKNOWN, (f"argument 2 must be a collection of links `(a, b)` of two "
+                           f"{T.show(node)}, not {T.show(links)}")
+    if node == T.UNKNOWN and links != T.UNKNOWN and T.element(links) != T.UNKNOWN:
+        node = T.element(links)[1]
+    return ("map", node, ("set", node)), None
 
 
 # name -> (python implementation, typing rule, one-line doc)
@@ -474,18 +542,28 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
                             _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
               "a map from each node to a collection of its neighbours"), _coll),
               "reach(adj, starts): every node reachable from starts along the links of adj "
-              "(a map from each node to its neighbours)."),
+              "(a map from each node to its neighbours; a link is followed one way, from the "
+              "node that lists it)."),
     "components": (_components, _rule(1, lambda a: ("list", ("set", a[0][1])) if a[0] != T.UNKNOWN
                                       else T.UNKNOWN, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
               "a map from each node to a collection of its neighbours")),
                    "components(adj): the connected groups of nodes of a graph given as a map "
-                   "from each node to its neighbours."),
+                   "from each node to its neighbours (links taken both ways), ordered by their "
+                   "least node."),
     "connected": (_connected, _rule(1, lambda a: T.BOOL, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
               "a map from each node to a collection of its neighbours")),
-                  "connected(adj): all the nodes of the graph form one group."),
+                  "connected(adj): all the nodes of the graph form one group (links taken both ways)."),
     "planar": (lambda adj: _planar(adj), _rule(1, lambda a: T.BOOL, _need(lambda t: _is("map")(t) and T.is_collection(t[2]) and T.compatible(t[1], T.element(t[2])),
               "a map from each node to a collection of its neighbours")),
                "planar(adj): the graph can be drawn in the plane without two links crossing."),
+    "graph": (_graph, _graph_rule,
+              "graph(nodes, links): the map from each node to the set of its neighbours, for "
+              "two-way links given as pairs `(a, b)` (for `reach`, `components`, `connected`)."),
+    "some": (_some, _rule(1, lambda a: ("maybe", a[0]),
+                          _need(lambda t: not T.is_maybe(t), "a value that is not a maybe already")),
+             "some(x): x as a present optional value, of type maybe[T]; `none` is the absent one."),
+    "value_or": (_value_or, _value_or_rule,
+                 "value_or(m, d): the value an optional value m holds, or d when it is none."),
     "seats_from": (_seats_from, _rule(2, lambda a: ("list", T.INT), _int, _int),
                    "seats_from(p, n): the n seats in turn order, starting with seat p."),
     "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),
@@ -503,7 +581,7 @@ ORDER_FREE: dict[str, tuple[int, ...]] = {
     "size": (0,), "keys": (0,), "distinct": (0,), "sorted": (0,), "bag": (0,), "count_of": (0,),
     "without": (1,), "without_keys": (1,), "lines": (0,), "collinear_subsets": (0,),
     "collinear_subsets_summing": (0,), "span_covered": (0, 1), "reach": (0, 1),
-    "components": (0,), "connected": (0,),
+    "components": (0,), "connected": (0,), "graph": (0, 1),
 }
 
 # Aggregates: func(elem for x in xs if c). Result type from the element type.
@@ -523,6 +601,7 @@ BUILTIN_VALUES = {
     "seats": (("list", T.INT), "seats: the seats in turn order, starting with the first player."),
     "player_count": (T.INT, "player_count: the number of players."),
     "current_round": (T.INT, "current_round: the round being played, from 1."),
+    "none": (("maybe", T.UNKNOWN), "none: the absent optional value (of any type maybe[T])."),
 }
 # Names that only exist inside actions and phases.
 CONTEXT_VALUES = {

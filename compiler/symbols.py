@@ -37,6 +37,7 @@ class Program:
     score: Optional[A.ScoreDecl] = None
     unmodelled: dict[str, A.UnmodelledDecl] = field(default_factory=dict)
     properties: dict[str, A.PropertyDecl] = field(default_factory=dict)
+    examples: dict[str, A.ExampleDecl] = field(default_factory=dict)
     # side tables, filled by the checks
     types: dict[int, object] = field(default_factory=dict)
     refs: dict[int, tuple] = field(default_factory=dict)
@@ -175,10 +176,17 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             if it.name in prog.properties:
                 rep.add("A0102", f"property `{it.name}` is defined twice", it.span)
             prog.properties[it.name] = it
+        elif isinstance(it, A.ExampleDecl):
+            if it.name in prog.examples:
+                rep.add("A0102", f"example `{it.name}` is defined twice", it.span)
+            prog.examples[it.name] = it
         elif isinstance(it, A.UnmodelledDecl):
             if it.name in prog.unmodelled:
                 rep.add("A0102", f"`unmodelled {it.name}` is declared twice", it.span)
             prog.unmodelled[it.name] = it
+    for name in set(prog.examples) & set(prog.properties):
+        rep.add("A0102", f"`{name}` names both a property and an example", prog.examples[name].span,
+                "`atoll verify --property NAME` runs either by its name: give them different names")
     if prog.game is None:
         rep.add("A0204", "the spec has no `game` block", A.Span(file, 1, 1, 1, 2),
                 "start the file with `game name { title: \"...\" players: 2..4 }`")

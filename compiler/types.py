@@ -7,6 +7,8 @@ A type is a plain hashable value:
 * ``("enum", name)`` and ``("record", name)``; ``Pos`` is the built-in
   record ``("record", "Pos")`` with fields ``x`` and ``y``;
 * ``("list", T)``, ``("set", T)``, ``("bag", T)``, ``("map", K, V)``;
+* ``("maybe", T)``: an optional value, ``none`` or a ``T`` (never a maybe
+  itself); at run time Python ``None`` or the value;
 * ``("player", T)``: a per-player state variable, indexed by a player;
 * ``("action",)``: the name of an action, only inside ``can(...)``.
 
@@ -14,7 +16,7 @@ A type is a plain hashable value:
 """
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 Type = Union[str, tuple]
 
@@ -57,6 +59,24 @@ def join(a: Type, b: Type) -> Type:
     if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and len(a) == len(b):
         return (a[0],) + tuple(join(x, y) for x, y in zip(a[1:], b[1:]))
     return UNKNOWN
+
+
+def is_maybe(t: Type) -> bool:
+    return isinstance(t, tuple) and t[0] == "maybe"
+
+
+def holds_maybe(t: Type, records: Optional[dict] = None, _seen: frozenset = frozenset()) -> bool:
+    """Some value of type ``t`` may hold ``none`` (at any depth). ``records``:
+    a record name -> its field types, to look inside records."""
+    if not isinstance(t, tuple):
+        return False
+    if t[0] == "maybe":
+        return True
+    if t[0] == "record":
+        if records is None or t[1] in _seen:
+            return False
+        return any(holds_maybe(ft, records, _seen | {t[1]}) for ft in records.get(t[1], ()))
+    return any(holds_maybe(a, records, _seen) for a in t[1:])
 
 
 def is_collection(t: Type) -> bool:

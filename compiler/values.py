@@ -25,6 +25,31 @@ INT_BOUND = 10 ** 18
 from atoll.compiler.files import brief   # a diagnostic quotes a short prefix of a value
 
 
+# ---------------------------------------------------------------- the order of values
+# The language orders every value (sets and maps iterate sorted, bags are
+# kept sorted). Python orders ours natively, but for ``None`` (the absent
+# value of a ``maybe``), which the language puts before every other value.
+
+def order_key(v):
+    """A key that orders values as the language does: ``none`` first, then
+    as Python orders them, item by item inside tuples (records, lists)."""
+    if v is None:
+        return (0,)
+    if type(v) is tuple:
+        return (1, tuple(map(order_key, v)))
+    return (1, v)
+
+
+def sort_values(xs) -> list:
+    """``sorted(xs)`` in the language's order: Python's own sort, unless
+    some item holds ``none`` where another holds a value (Python cannot
+    compare them), then by ``order_key`` (the same order, extended)."""
+    try:
+        return sorted(xs)
+    except TypeError:
+        return sorted(xs, key=order_key)
+
+
 class BadValue(ValueError):
     """A JSON value does not fit its declared type; ``where`` is the place
     (``hand[0][2].value``)."""
@@ -32,6 +57,10 @@ class BadValue(ValueError):
     def __init__(self, where: str, reason: str):
         super().__init__(f"{where}: {reason}")
         self.where, self.reason = where, reason
+
+
+def _same(v):
+    return v
 
 
 def shown(j) -> str:
@@ -47,29 +76,43 @@ class ValueCodec:
         self.enums = enums
         self.records = dict(records)
         self.records["Pos"] = [("x", "int"), ("y", "int")]
+        self._writers: dict = {}
 
     # ------------------------------------------------------------ JSON
     def to_json(self, t, v):
+        """The JSON value of ``v`` of type ``t`` (records as objects, enum
+        members by name, sets in order, maps as [key, value] pairs in key
+        order: equal values always give the same JSON)."""
+        w = self._writers.get(t)
+        if w is None:
+            w = self._writers[t] = self._writer(t)
+        return w(v)
+
+    def _writer(self, t) -> Callable:
+        """The function that writes values of type ``t``, built once per type."""
         if t in ("int", "bool", "str", "?"):
-            return v
+            return _same
         kind = t[0]
+        if kind == "maybe":   # null, or the value itself (a maybe never holds a maybe)
+            inner = self._writer(t[1])
+            return lambda v: None if v is None else inner(v)
         if kind == "enum":
-            return self.enums[t[1]][v]
+            return self.enums[t[1]].__getitem__
         if kind == "record":
-            fields = self.records[t[1]]
-            return {name: self.to_json(ft, x) for (name, ft), x in zip(fields, v)}
+            parts = [(name, self._writer(ft)) for name, ft in self.records[t[1]]]
+            return lambda v: {name: w(x) for (name, w), x in zip(parts, v)}
         if kind == "tuple":   # a JSON array of its items
-            return [self.to_json(it, x) for it, x in zip(t[1:], v)]
-        if kind in ("list", "bag"):
-            return [self.to_json(t[1], x) for x in v]
+            items = [self._writer(it) for it in t[1:]]
+            return lambda v: [w(x) for w, x in zip(items, v)]
+        if kind in ("list", "bag", "player"):
+            inner = self._writer(t[1])
+            return list if inner is _same else (lambda v: [inner(x) for x in v])
         if kind == "set":
-            return [self.to_json(t[1], x) for x in sorted(v)]
+            inner = self._writer(t[1])
+            return lambda v: [inner(x) for x in sort_values(v)]
         if kind == "map":
-            # Maps have no order of their own: written in key order, so equal
-            # states always give the same JSON.
-            return [[self.to_json(t[1], k), self.to_json(t[2], x)] for k, x in sorted(v.items())]
-        if kind == "player":
-            return [self.to_json(t[1], x) for x in v]
+            kw, vw = self._writer(t[1]), self._writer(t[2])
+            return lambda v: [[kw(k), vw(v[k])] for k in sort_values(v)]
         raise AssertionError(t)  # pragma: no cover
 
     def from_json(self, t, j, where: str = "value", players: Optional[int] = None):
@@ -94,15 +137,19 @@ class ValueCodec:
         if not isinstance(t, tuple):
             bad(f"no value has the type {t!r}")
         kind = t[0]
+        if kind == "maybe":
+            return None if j is None else self.from_json(t[1], j, where, players)
         if kind == "enum":
             if j not in self.enums[t[1]]:
                 bad(f"{shown(j)} is not a member of {t[1]}")
             return self.enums[t[1]].index(j)
         if kind == "record":
             fields = self.records[t[1]]
-            if not isinstance(j, dict) or set(j) != {f for f, _ in fields}:
+            # a field of a maybe type may be left out: it is none
+            need = {f for f, ft in fields if not (isinstance(ft, tuple) and ft[0] == "maybe")}
+            if not isinstance(j, dict) or not need <= set(j) or not set(j) <= {f for f, _ in fields}:
                 bad(f"expected a {t[1]} with fields {', '.join(f for f, _ in fields)}")
-            return tuple(self.from_json(ft, j[f], f"{where}.{f}", players) for f, ft in fields)
+            return tuple(self.from_json(ft, j.get(f), f"{where}.{f}", players) for f, ft in fields)
         if kind == "tuple":
             if not isinstance(j, list) or len(j) != len(t) - 1:
                 bad(f"expected a tuple: a list of {len(t) - 1} items, found {shown(j)}")
@@ -117,7 +164,7 @@ class ValueCodec:
             if kind == "set":
                 return frozenset(items)
             if kind == "bag":
-                return tuple(sorted(items))
+                return tuple(sort_values(items))
             return items
         if kind == "map":
             if not isinstance(j, list) or not all(isinstance(p, list) and len(p) == 2 for p in j):
@@ -213,6 +260,11 @@ class ValueCodec:
                 vs = tuple(vs)
                 return chain.from_iterable([f(map(itemgetter(i), vs)) for i, f in parts])
             return tuple_ints
+        if kind == "maybe":   # the present values only
+            inner = self._each(t[1], records)
+            if inner is None:
+                return None
+            return lambda vs: inner([v for v in vs if v is not None])
         if kind in ("list", "set", "bag", "player"):
             inner = self._each(t[1], records)
             if inner is None:
@@ -242,6 +294,8 @@ class ValueCodec:
         if t == "bool":
             return "true" if v else "false"
         kind = t[0]
+        if kind == "maybe":
+            return "none" if v is None else self.text(t[1], v)
         if kind == "record":
             if t[1] == "Pos":
                 return f"({v[0]},{v[1]})"
@@ -251,9 +305,9 @@ class ValueCodec:
         if kind in ("list", "bag"):
             return "[" + ", ".join(self.text(t[1], x) for x in v) + "]"
         if kind == "set":
-            return "{" + ", ".join(self.text(t[1], x) for x in sorted(v)) + "}"
+            return "{" + ", ".join(self.text(t[1], x) for x in sort_values(v)) + "}"
         if kind == "map":
-            return "{" + ", ".join(f"{self.text(t[1], k)}: {self.text(t[2], x)}" for k, x in sorted(v.items())) + "}"
+            return "{" + ", ".join(f"{self.text(t[1], k)}: {self.text(t[2], v[k])}" for k in sort_values(v)) + "}"
         if kind == "player":
             return "[" + ", ".join(self.text(t[1], x) for x in v) + "]"
         raise AssertionError(t)  # pragma: no cover
@@ -271,6 +325,12 @@ class ValueCodec:
             out.extend(b)
         elif t[0] == "enum":
             out.append(v)
+        elif t[0] == "maybe":   # 0 for none, 1 then the value
+            if v is None:
+                out.append(0)
+            else:
+                out.append(1)
+                self.naturals(t[1], v, out)
         elif t[0] == "record":
             for (_, ft), x in zip(self.records[t[1]], v):
                 self.naturals(ft, x, out)
@@ -278,13 +338,13 @@ class ValueCodec:
             for it, x in zip(t[1:], v):
                 self.naturals(it, x, out)
         elif t[0] in ("list", "bag", "set"):
-            items = sorted(v) if t[0] == "set" else v
+            items = sort_values(v) if t[0] == "set" else v
             out.append(len(items))
             for x in items:
                 self.naturals(t[1], x, out)
         elif t[0] == "map":
             out.append(len(v))
-            for k in sorted(v):
+            for k in sort_values(v):
                 self.naturals(t[1], k, out)
                 self.naturals(t[2], v[k], out)
         else:  # pragma: no cover

@@ -691,9 +691,106 @@ class PropertyDecl:
     span: Span = _span()
 
 
+# ---------------------------------------------------------------- worked examples
+
+def _name_span() -> Optional[Span]:
+    """The span of a name inside a node (for diagnostics); not compared, not dumped."""
+    return field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ExSetting:
+    """``with 4 players`` (kind players), ``seed 3`` (kind seed), ``refill =
+    stage_ends`` (kind option). ``word``: the word written (`players`,
+    `seed`, or the option's name); ``value``: an int, or the option's value."""
+    kind: str
+    word: str
+    value: object
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExAction:
+    """An action of an example: ``build("Nuridan", b: [...])``, optionally
+    ``by PLAYER``."""
+    name: str
+    args: tuple[Expr, ...] = ()
+    named: tuple[NamedArg, ...] = ()
+    by: Optional[Expr] = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExValue:
+    """A value of the position: ``hand[0] = [...]``; ``play.pending = []``
+    for a phase's variable (``phase`` is then its phase)."""
+    name: str
+    phase: Optional[str]
+    indices: tuple[Expr, ...]
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExGiven:
+    """``given player P in PHASE { values }``: the position, over the state after setup."""
+    player: Optional[Expr]
+    phase: Optional[str]
+    values: tuple[ExValue, ...]
+    span: Span = _span()
+    name_span: Optional[Span] = _name_span()
+
+
+@dataclass(frozen=True)
+class ExPlay:
+    """``play a(...), b(...)``: actions played in turn (``word`` is the word written)."""
+    word: str
+    actions: tuple[ExAction, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExRefusal:
+    """Why an action is illegal: a `when` (kind when, ``cond``), an `ensures`
+    (kind ensures), a parameter whose choices leave the value out (kind
+    choice, ``name``), or another phase (kind phase)."""
+    kind: str
+    cond: Optional[Expr] = None
+    name: str = ""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExExpect:
+    """``expect ...``: kind true (``value`` holds), legal / illegal
+    (``action``, with ``refusal``), win (``value``: the winners), tie, score
+    (``value``: the scores in seat order), ending (``name``), player
+    (``value``: who is to act, in phase ``name`` if given)."""
+    kind: str
+    value: Optional[Expr] = None
+    action: Optional[ExAction] = None
+    refusal: Optional[ExRefusal] = None
+    name: str = ""
+    span: Span = _span()
+    name_span: Optional[Span] = _name_span()
+
+
+ExStep = Union[ExGiven, ExPlay, ExExpect]
+
+
+@dataclass(frozen=True)
+class ExampleDecl:
+    """A worked example of the rulebook, run by `atoll verify`."""
+    name: str
+    settings: tuple[ExSetting, ...]
+    steps: tuple[ExStep, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
              OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
-             SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl]
+             SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl, ExampleDecl]
 
 
 @dataclass(frozen=True)
@@ -702,12 +799,16 @@ class Spec:
     items: tuple[Item, ...]
 
 
+# Fields that hold source positions, not parts of the tree.
+_NOT_NODES = ("span", "phase_spans", "name_span")
+
+
 def walk(node):
     """Every node inside ``node`` (itself included), depth first."""
     if is_dataclass(node):
         yield node
         for f in fields(node):
-            if f.name not in ("span", "phase_spans"):
+            if f.name not in _NOT_NODES:
                 yield from walk(getattr(node, f.name))
     elif isinstance(node, (tuple, list)):
         for x in node:
@@ -719,7 +820,7 @@ def to_data(node):
     if is_dataclass(node):
         out = {"node": type(node).__name__}
         for f in fields(node):
-            if f.name == "span" or f.name == "phase_spans":
+            if f.name in _NOT_NODES:
                 continue
             if f.metadata.get("dump_if_set") and getattr(node, f.name) in ((), None, Notes()):
                 continue

@@ -22,7 +22,7 @@ from atoll.grammar import shape
 
 TOP_KEYWORDS = ("game", "extends", "override", "unmodelled", "property", "enum", "record", "data", "option", "house",
                 "require", "const", "def", "teams", "state", "setup", "phase", "flow",
-                "ending", "score")
+                "ending", "score", "example")
 _ITEM_START = re.compile(r"^(%s)\b" % "|".join(TOP_KEYWORDS), re.M)
 
 # Readable names for the grammar's terminals, used in "expected ..." lists.
@@ -201,6 +201,94 @@ class _ToAst(Transformer):
     def property_decl(self, meta, name, when, notes, body, expect):
         return A.PropertyDecl(str(name), when=when, notes=notes, expect=expect,
                               span=_tok_span(self.file, name), **body)
+
+    # -- worked examples
+    def example_decl(self, meta, name, notes, settings, *steps):
+        return A.ExampleDecl(str(name), settings or (), tuple(steps), notes,
+                             _tok_span(self.file, name))
+
+    def example_with(self, meta, *settings):
+        return tuple(settings)
+
+    def ex_players(self, meta, n, word):
+        return A.ExSetting("players", str(word), int(n), self._s(meta))
+
+    def ex_seed(self, meta, word, n):
+        return A.ExSetting("seed", str(word), int(n), self._s(meta))
+
+    def ex_option(self, meta, name, value):
+        return A.ExSetting("option", str(name), value, self._s(meta))
+
+    def ex_given(self, meta, player, phase, *values):
+        return A.ExGiven(player, None if phase is None else str(phase), tuple(values), self._s(meta),
+                         None if phase is None else _tok_span(self.file, phase))
+
+    def given_player(self, meta, e):
+        return e
+
+    def given_phase(self, meta, name):
+        return name
+
+    def given_in(self, meta, name):
+        return name
+
+    def given_value(self, meta, name, var, *rest):
+        *indices, value = rest
+        if var is None:
+            return A.ExValue(str(name), None, tuple(indices), value, self._s(meta))
+        return A.ExValue(str(var), str(name), tuple(indices), value, self._s(meta))
+
+    def ex_play(self, meta, word, *actions):
+        return A.ExPlay(str(word), tuple(actions), self._s(meta))
+
+    def example_action(self, meta, name, *rest):
+        *args, by = rest
+        args = [a for a in args if a is not None]
+        return A.ExAction(str(name), tuple(a for a in args if not isinstance(a, A.NamedArg)),
+                          tuple(a for a in args if isinstance(a, A.NamedArg)), by, self._s(meta))
+
+    def action_by(self, meta, e):
+        return e
+
+    def ex_expect(self, meta, e):
+        return A.ExExpect(**e, span=self._s(meta))
+
+    def expect_true(self, meta, e):
+        return dict(kind="true", value=e)
+
+    def expect_legal(self, meta, action):
+        return dict(kind="legal", action=action)
+
+    def expect_illegal(self, meta, action, refusal):
+        return dict(kind="illegal", action=action, refusal=refusal)
+
+    def expect_win(self, meta, e):
+        return dict(kind="win", value=e)
+
+    def expect_tie(self, meta):
+        return dict(kind="tie")
+
+    def expect_score(self, meta, e):
+        return dict(kind="score", value=e)
+
+    def expect_ending(self, meta, name):
+        return dict(kind="ending", name=str(name), name_span=_tok_span(self.file, name))
+
+    def expect_player(self, meta, e, phase):
+        return dict(kind="player", value=e, name="" if phase is None else str(phase),
+                    name_span=None if phase is None else _tok_span(self.file, phase))
+
+    def refused_when(self, meta, cond):
+        return A.ExRefusal("when", cond, "", self._s(meta))
+
+    def refused_ensures(self, meta, cond):
+        return A.ExRefusal("ensures", cond, "", self._s(meta))
+
+    def refused_phase(self, meta):
+        return A.ExRefusal("phase", None, "", self._s(meta))
+
+    def refused_choice(self, meta, name):
+        return A.ExRefusal("choice", None, str(name), _tok_span(self.file, name))
 
     # -- terminals
     def NAME(self, tok):

@@ -1,5 +1,8 @@
 """Kanaloa rules: each worked example of the rulebook played on the model,
-from purpose-made positions on the board the spec loads.
+from purpose-made positions on the board the spec loads. The same examples
+are `example` declarations in the spec (run by `atoll verify`, checked by
+tests/test_examples.py); these tests state them from Python, with the
+majorities computed here from the board data, independently of the spec.
 
 The spec names a bridge place by the two islands it joins; these tests number
 them by their position in spec/data/kanaloa_board.json (see P):

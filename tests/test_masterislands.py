@@ -1,5 +1,6 @@
 """MasterIslands rules: the rulebook's worked example and each rule by a
-purpose-made position."""
+purpose-made position. The worked examples are also `example` declarations
+in the spec (run by `atoll verify`, checked by tests/test_examples.py)."""
 import json
 
 import pytest

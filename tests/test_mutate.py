@@ -242,27 +242,25 @@ def test_pure_properties_are_not_checked_again_when_they_read_nothing_changed():
     assert skipped_properties(comp.program, find(ms, "def gain", "0 to 1")) == []
 
 
-def test_examples_kill_mutants_through_the_hook(monkeypatch):
-    """Where the toolchain has `example` declarations, a failing example
-    kills a mutant (a stand-in for atoll.verify.examples here)."""
-    import sys
-    import types
-    from atoll.compiler import symbols
+def test_examples_kill_mutants(tmp_path):
+    """A failing `example` kills a mutant: four points do not win yet, so a
+    goal lowered to four breaks the worked example."""
     from atoll.verify import mutate as MU
-    from atoll.verify import verdicts as V
-
-    def run_examples(comp):
-        low = "const goal: int = 4" in next(iter(comp.program.sources.values()))
-        return [V.Result("five_wins", "example", "example", 2, {}, "FAILED" if low else "PASSED",
-                         "passed")]
-    monkeypatch.setitem(sys.modules, "atoll.verify.examples", types.SimpleNamespace(run_examples=run_examples))
-    monkeypatch.setattr(symbols.Program, "examples", {"five_wins": None}, raising=False)
-    monkeypatch.setitem(V.EXPECTATIONS, "passed", lambda v: v == "PASSED")
-    _, ms = mutants_of(TALLY)
+    p = tmp_path / "tally.atoll"
+    p.write_text(TALLY.read_text() + """
+example five_wins "Player 0 at 2 points adds two: four is not yet a win, and player 1 plays." with 2 players
+{
+  given { points = [2, 0] }
+  play add(2) by 0
+  expect points[0] == 4
+  expect player 1 in main
+}
+""")
+    _, ms = mutants_of(p)
     low = find(ms, "const goal", "5 to 4")
-    p = MU.plan(str(TALLY), st=MU.Settings(games=3), ids=[low.id])
-    assert p.base.examples["five_wins"]["ok"]
-    [rec] = MU.execute(p, 1)
+    plan = MU.plan(str(p), st=MU.Settings(games=3), ids=[low.id])
+    assert plan.base.examples["five_wins"]["ok"]
+    [rec] = MU.execute(plan, 1)
     assert rec["status"] == "killed" and rec["by"]["property"] == "five_wins"
     assert rec["by"]["kind"] == "example"
 

@@ -61,7 +61,9 @@ def test_random_play_keeps_the_contract(config, seed):
         legal = state.legal_actions()
         assert legal, f"deadlock at step {step}:\n{state}"
         assert len({a.id for a in legal}) == len(legal), "action ids must be distinct"
-        assert 0 <= state.current_player() < n
+        mover = state.current_player()   # a seat, or everyone at a simultaneous choice
+        assert 0 <= mover < n or (mover == atoll.SIMULTANEOUS and state.is_simultaneous_node()
+                                  and all(0 <= a.player < n for a in legal)), mover
         # clone equality and JSON round trip
         c = state.clone()
         assert c == state

@@ -357,3 +357,38 @@ def test_sample_chance_away_from_a_chance_node_changes_nothing():
     with pytest.raises(ValueError, match="no chance event"):
         s.sample_chance()
     assert s.to_json() == before and game("mi").state_from_json(before) == s
+
+
+MIXED_DRAWS = """
+game mixed { players: 2..2 }
+state {
+  numbers: bag[int] = bag([1, 2, 3]) visible nobody
+  words: bag[str] = bag(["a", "b"]) visible nobody
+  player got: int = 0
+  player word: str = ""
+}
+setup { for p in players { draw n from numbers  got[p] = n } }
+phase p { on enter { draw w from words  word[me] = w } action go() { end phase } }
+flow { round { turns in seats: p } }
+"""
+
+
+def test_a_step_whose_draws_differ_in_type_saves_and_loads(tmp_path):
+    """With explicit chance, one step (here the setup, then the first
+    phase's entry) can draw ints and then a string before it waits: each
+    outcome is saved with its own type (before, the save wrote every outcome
+    with the type of the draw waited for, and failed)."""
+    path = tmp_path / "mixed.atoll"
+    path.write_text(MIXED_DRAWS)
+    g = atoll.load(path, players=2)
+    s = g.new_initial_state(seed=0, chance="explicit")
+    while s.is_chance_node() and not any(isinstance(a.params[0], str) for a, _ in s.chance_outcomes()):
+        s.apply_action(s.chance_outcomes()[0][0])
+    assert s.is_chance_node()            # now waiting for a word, two numbers taken before
+    d = json.loads(s.to_json())
+    assert d["pending"]["outcome_types"] == ["int", "int"] and d["pending"]["type"] == "str"
+    t = g.state_from_json(s.to_json())
+    assert t == s and json.loads(t.to_json()) == d
+    t.apply_action(t.chance_outcomes()[1][0])
+    s.apply_action(s.chance_outcomes()[1][0])
+    assert t == s

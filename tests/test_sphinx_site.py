@@ -111,8 +111,11 @@ def test_verdicts_are_shown_with_their_budget(built):
         raw = page.read_text(encoding="utf-8")
         badges = re.findall(r'class="atoll-verdict atoll-verdict-([\w-]+) atoll-(as-expected|unexpected)(?: [\w-]+)*"', raw)
         doc = rulebook.load(e.path)
-        # one badge beside each property, and one in the table of verdicts
-        assert len(badges) == 2 * len(doc.prog.properties) - _not_applied(doc)
+        # one badge beside each property and each worked example, and one in the table of verdicts
+        from atoll.verify.examples import applies
+        examples = [x for x in doc.prog.examples.values() if applies(doc.prog, x)]
+        assert len(badges) == 2 * len(doc.prog.properties) - _not_applied(doc) + 2 * len(examples)
+        assert sum(kind == "passed" for kind, _ in badges) == 2 * len(examples)
         assert all(flag == "as-expected" for _, flag in badges)   # as test_specs requires
 
 

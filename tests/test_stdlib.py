@@ -68,6 +68,34 @@ def test_graphs():
     assert not F["connected"](adj) and F["connected"]({1: {2}, 2: {1}})
 
 
+def test_components_take_links_both_ways():
+    """A link written one way joins its two nodes all the same: the groups
+    never overlap and cover every node (before, 3 -> 2 made {2, 3} a group
+    beside {1, 2})."""
+    adj = {1: [2], 3: [2], 5: [4]}
+    assert F["components"](adj) == (frozenset({1, 2, 3}), frozenset({4, 5}))
+    assert F["connected"]({1: [2], 3: [2]})
+    assert F["reach"]({1: [2], 3: [2]}, [1]) == frozenset({1, 2})   # reach follows links one way
+
+
+def test_graph_from_links():
+    g = F["graph"]({1, 2, 3, 4}, [(1, 2), (2, 3), (5, 3)])
+    assert g == {1: frozenset({2}), 2: frozenset({1, 3}), 3: frozenset({2, 5}), 4: frozenset(),
+                 5: frozenset({3})}
+    assert F["components"](g) == (frozenset({1, 2, 3, 5}), frozenset({4}))
+    assert F["reach"](g, {4}) == frozenset({4}) and F["reach"](g, {5}) == frozenset({1, 2, 3, 5})
+
+
+def test_optional_values_and_their_order():
+    assert F["some"](3) == 3 and F["value_or"](None, 7) == 7 and F["value_or"](0, 7) == 0
+    # none sorts before every value, inside records (tuples) too
+    assert F["sorted"]([(2, None), (1, 5), (2, 0), None and (0, 0), (1, None)]) == \
+        (None, (1, None), (1, 5), (2, None), (2, 0))
+    assert F["bag"]([3, None, 1]) == (None, 1, 3)
+    assert F["to_list"](frozenset({None, 2, -1})) == (None, -1, 2)
+    assert F["components"]({None: [1], 2: []}) == (frozenset({None, 1}), frozenset({2}))
+
+
 def test_seats_and_collections():
     assert F["seats_from"](2, 4) == (2, 3, 0, 1)
     assert F["remove"]((1, 2, 1), 1) == (2, 1)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import atoll
 from atoll.compiler.stdlib import EvalError
-from atoll.verify.z3sem import Coll, SMap, Unsupported, Z3Eval, eq
+from atoll.verify.z3sem import Coll, Opt, SMap, Unsupported, Z3Eval, eq
 
 HEADER = """
 game agree { players: 2..2 }
@@ -339,7 +339,7 @@ state { x: int = 0 }
 phase p { action go() { end phase } }
 flow { round { turns in seats: p } }
 def f(a: int, b: int, s: set[int], t: set[int], xs: list[int], bg: bag[int], m: map[int, int],
-      ps: set[Pos]): RESULT = EXPR
+      ps: set[Pos], o: maybe[int]): RESULT = EXPR
 """
 S_UNIVERSE = list(range(-2, 5))
 T_UNIVERSE = [0, 1, 2, 3]
@@ -373,6 +373,9 @@ SYMBOLIC_CASES = {
     "range": [("list[int]", "[v for v in range(4) if v in s]")],
     "between": [("list[int]", "[v for v in between(-1, 2) if v in t]")],
     "subsets": [("list[set[int]]", "subsets(t)"), ("int", "count(u for u in subsets(t) if size(u) == 2)")],
+    "some": [("maybe[int]", "some(a)"), ("bool", "some(a) == o"), ("list[maybe[int]]", "[some(v) for v in xs]")],
+    "value_or": [("int", "value_or(o, b)"), ("int", "value_or(if a in s then some(a) else none, b)"),
+                 ("list[int]", "value_or(if o == a then some(xs) else none, [b])")],
 }
 
 SYM_INPUTS = st.fixed_dictionaries({
@@ -384,6 +387,7 @@ SYM_INPUTS = st.fixed_dictionaries({
     "m": st.lists(st.booleans(), min_size=len(M_KEYS), max_size=len(M_KEYS)),
     "mv": st.lists(st.integers(-3, 3), min_size=len(M_KEYS), max_size=len(M_KEYS)),
     "ps": st.lists(st.booleans(), min_size=len(GRID), max_size=len(GRID)),
+    "o": st.one_of(st.none(), st.integers(-2, 4)),
 })
 
 
@@ -406,6 +410,10 @@ def symbolic_collections(v):
                               flags("m", len(M_KEYS)), flags("ps", len(GRID)))
     mv = [z3.Int(f"mv{i}") for i in range(len(M_KEYS))]
     cons += [x == y for x, y in zip(mv, v["mv"])]
+    o_has, o_val = z3.Bool("o!has"), z3.Int("o!val")
+    cons.append(o_has == (v["o"] is not None))
+    if v["o"] is not None:
+        cons.append(o_val == v["o"])
     iv = z3.IntVal
 
     def pos(c):
@@ -416,14 +424,16 @@ def symbolic_collections(v):
            "xs": Coll("list", [(iv(u), f) for u, f in zip(XS_CANDIDATES, fx)]),
            "bg": Coll("bag", [(iv(u), f) for u, f in zip(BAG_CANDIDATES, fb)]),
            "m": SMap([(iv(k), x, f) for k, x, f in zip(M_KEYS, mv, fm)]),
-           "ps": Coll("set", [(pos(c), f) for c, f in zip(GRID, fp)])}
+           "ps": Coll("set", [(pos(c), f) for c, f in zip(GRID, fp)]),
+           "o": Opt(o_has, o_val)}
     py = (v["a"], v["b"],
           frozenset(u for u, x in zip(S_UNIVERSE, v["s"]) if x),
           frozenset(u for u, x in zip(T_UNIVERSE, v["t"]) if x),
           tuple(u for u, x in zip(XS_CANDIDATES, v["xs"]) if x),
           tuple(sorted(u for u, x in zip(BAG_CANDIDATES, v["bg"]) if x)),
           {k: val for k, val, x in zip(M_KEYS, v["mv"], v["m"]) if x},
-          frozenset(c for c, x in zip(GRID, v["ps"]) if x))
+          frozenset(c for c, x in zip(GRID, v["ps"]) if x),
+          v["o"])
     return env, cons, py
 
 
@@ -587,3 +597,56 @@ FORM_CASES = [
 def test_update_and_empty_forms_agree_with_python(result, expr, v):
     # `(m with {a: b})[a]` always has its key; the others are total
     agree_on_symbolic_collections(result, expr, v, partial=True)
+
+
+# ---------------------------------------------------------------- optional values, symbolic inputs
+# `maybe[T]`: the input `o` is none or an int (its presence a z3 Bool); the
+# lifted comparisons (`o == a` is false when `o` is none), `none`, the
+# order (none first: sorted, sets, bags), membership and `if` over maybes.
+MAYBE_CASES = [
+    ("bool", "o == a"),
+    ("bool", "o != a"),
+    ("bool", "a == o"),
+    ("bool", "o == none"),
+    ("bool", "none != o"),
+    ("bool", "o in xs"),
+    ("bool", "o in s"),
+    ("bool", "some(b) in [o, none]"),
+    ("bool", "o == (if a > b then some(a) else none)"),
+    ("int", "count(v for v in [o, none, some(a)] if v == none)"),
+    ("list[maybe[int]]", "sorted([o, some(a), none, some(b)])"),
+    ("list[maybe[int]]", "to_list({o, some(a), none})"),
+    ("list[maybe[int]]", "to_list(bag([some(b), o, none]))"),
+    ("int", "size({o, some(a), none})"),
+    ("maybe[int]", "if o == a then none else o"),
+    ("int", "sum(value_or(v, 10) for v in [o, none, some(b)])"),
+    ("bool", "[v for v in [o, some(a)] if v != none] == [some(a)]"),
+]
+
+
+@pytest.mark.parametrize("result,expr", MAYBE_CASES, ids=[c[1] for c in MAYBE_CASES])
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(v=SYM_INPUTS)
+@example(v=dict(a=1, b=1, s=[False] * 7, t=[False] * 4, xs=[True] * 5, bg=[False] * 6, m=[False] * 4,
+                mv=[0] * 4, ps=[False] * 10, o=None))
+def test_optional_values_agree_with_python(result, expr, v):
+    agree_on_symbolic_collections(result, expr, v, partial=False)
+
+
+def test_a_wrong_lifted_comparison_is_caught(monkeypatch):
+    """The maybe cases can fail: `none == a` read as true (an absent value
+    equal to everything) disagrees with Python."""
+    from atoll.verify import z3values
+
+    real = z3values.eq
+
+    def wrong(a, b):
+        if isinstance(a, Opt) and not isinstance(b, Opt):
+            return z3.Or(z3.Not(a.has), real(a, b))
+        return real(a, b)
+    monkeypatch.setattr(z3values, "eq", wrong)
+    monkeypatch.setattr("atoll.verify.z3sem.eq", wrong)
+    v = dict(a=1, b=2, s=[False] * 7, t=[False] * 4, xs=[False] * 5, bg=[False] * 6, m=[False] * 4,
+             mv=[0] * 4, ps=[False] * 10, o=None)
+    with pytest.raises(AssertionError, match="z3 disagrees"):
+        agree_on_symbolic_collections("bool", "o == a", v, partial=False)

@@ -124,9 +124,12 @@ class AbstractEval(Z3Eval):
         self.state = state
         self.me = me
         self.cons = cons
-        # In an effect (or a guard), an operation that would fail at run time
-        # (a model error: nothing is applied) may be assumed to succeed.
+        # In an effect, an item read from a list known by its size is any value
+        # (reading past the end is a model error: nothing is applied).
         self.in_effect = in_effect
+        # Evaluating an expression that runs whole (no branch of it skipped): an
+        # operation in it that would fail at run time may be assumed to succeed.
+        self.assume_defined = False
 
     def ite(self, c, a, b):
         return choose(c, a, b)
@@ -172,7 +175,7 @@ class AbstractEval(Z3Eval):
         if name in ("sorted", "to_list", "bag", "keys", "values", "swap"):
             return Size(n)
         if name == "remove":   # one item fewer (when it is there; otherwise the step fails)
-            if self.in_effect:
+            if self.assume_defined:
                 c.append(n >= 1)
                 return Size(n - 1)
             return Size(less_one(n))
@@ -280,8 +283,12 @@ class Abstraction:
         cons.append(ev.domain(t, v))
         return v
 
-    def eval(self, st, me, cons, in_effect: bool = False) -> AbstractEval:
-        return AbstractEval(self.p, self.game, st, me, cons, in_effect)
+    def eval(self, st, me, cons, in_effect: bool = False, whole=None) -> AbstractEval:
+        """The evaluator over ``st``; ``whole``: an expression of an effect that
+        runs whole whenever it runs (see ``unconditional``)."""
+        ev = AbstractEval(self.p, self.game, st, me, cons, in_effect)
+        ev.assume_defined = in_effect and whole is not None and unconditional(self.p, whole)
+        return ev
 
     # ------------------------------------------------------------ effects
     def run(self, stmts, st: dict, me, env: dict, cons: list, ended):
@@ -291,13 +298,13 @@ class Abstraction:
             ev = self.eval(st, me, cons, in_effect=True)
             if isinstance(s, A.Assign):
                 try:
-                    value = ev.ev(s.value, env)
+                    value = self.eval(st, me, cons, in_effect=True, whole=s.value).ev(s.value, env)
                 except Unsupported:   # an effect the abstraction cannot follow: any value
                     value = self.fresh(self.p.types.get(id(s.target), T.UNKNOWN), f"{s.target.name}!havoc", cons)
                 self.assign(s.target, value, st, me, env, cons)
             elif isinstance(s, A.Let):
                 try:
-                    value = ev.ev(s.value, env)
+                    value = self.eval(st, me, cons, in_effect=True, whole=s.value).ev(s.value, env)
                 except Unsupported:
                     value = self.fresh(self.p.types.get(id(s.value), T.UNKNOWN), f"{s.name}!havoc", cons)
                 env = {**env, **ev.bind(s, value)}
@@ -485,3 +492,22 @@ def _written(body) -> list:
 
 def _can_end(body) -> bool:
     return any(isinstance(n, (A.Win, A.Tie)) for n in A.walk(tuple(body)))
+
+
+def unconditional(prog, e, seen=None) -> bool:
+    """Does evaluating ``e`` evaluate every part of it (no `if`, `and`, `or`,
+    `match`, `cases` or filter that may skip one, in it or in a function it
+    calls)? Only then may a partial operation in it be assumed to succeed."""
+    seen = set() if seen is None else seen
+    for n in A.walk(e):
+        if isinstance(n, (A.IfExpr, A.Match, A.Cases)):
+            return False
+        if isinstance(n, A.BinOp) and n.op in ("and", "or"):
+            return False
+        if isinstance(n, A.CompFor) and n.conds:
+            return False
+        if isinstance(n, A.Call) and n.func in prog.defs and n.func not in seen:
+            seen.add(n.func)
+            if not unconditional(prog, prog.defs[n.func].body, seen):
+                return False
+    return True

@@ -49,6 +49,7 @@ class Exploration:
     final: int = 0             # distinct final states searched
     stuck: int = 0             # states where a player is to move but has no legal action
     endings: dict = field(default_factory=dict)   # ending name -> distinct final states
+    sampled: bool = False      # chance events followed a sample of their outcomes: no proof
 
 
 def _freeze(v):
@@ -104,6 +105,7 @@ class Graph:
     error: Optional[tuple] = None   # (key, problem, extra action ids): the model failed there
     stop_level: int = 0        # the level being searched when the budget ran out
     cycle: object = False      # a cycle (state key, action ids round it), None, or False: not looked for
+    sampled: bool = False      # some chance event followed only a sample of its outcomes
 
     def find_cycle(self):
         if self.cycle is False:
@@ -114,19 +116,37 @@ class Graph:
 _GRAPHS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def graph(game, start, max_states: int, name=None) -> Graph:
+def graph(game, start, max_states: int, name=None, chance_k: Optional[int] = None) -> Graph:
     """The graph from ``start`` within ``max_states`` states; with a
-    ``name``, kept for this game, so that each property reuses it."""
+    ``name``, kept for this game, so that each property reuses it. With
+    ``chance_k``, a chance event with more outcomes follows only ``chance_k``
+    of them, drawn by their probabilities (seeded): the graph is then a
+    sample, which finds violations but proves nothing."""
     if name is not None:
         kept = _GRAPHS.setdefault(game, {})
-        g = kept.get((name, max_states))
+        g = kept.get((name, max_states, chance_k))
         if g is None:
-            g = kept[(name, max_states)] = _build(game, start, max_states)
+            g = kept[(name, max_states, chance_k)] = _build(game, start, max_states, chance_k)
         return g
-    return _build(game, start, max_states)
+    return _build(game, start, max_states, chance_k)
 
 
-def _build(game, start, max_states: int) -> Graph:
+def _sampled_outcomes(st, k: int, rng) -> list:
+    """At most ``k`` distinct outcomes of a chance node, drawn by their probabilities."""
+    outcomes = st.chance_outcomes()
+    if len(outcomes) <= k:
+        return [a for a, _ in outcomes]
+    picked = {}
+    for a in rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes], k=4 * k):
+        picked.setdefault(a.id, a)
+        if len(picked) == k:
+            break
+    return list(picked.values())
+
+
+def _build(game, start, max_states: int, chance_k: Optional[int] = None) -> Graph:
+    import random
+    rng = random.Random(0)
     k0 = state_key(game, start)
     g = Graph([], {k0: start}, {k0: 0}, {k0: None}, {}, {}, "exhausted")
     level = [k0]
@@ -149,6 +169,9 @@ def _build(game, start, max_states: int) -> Graph:
                 g.outcome, g.error = "error", (k, f"model error: {e}", ())
                 return g
             before = g.anchor.get(k) if chance else st
+            if chance and chance_k is not None and len(actions) > chance_k:
+                actions = _sampled_outcomes(st, chance_k, rng)
+                g.sampled = True
             for a in actions:
                 c = st.clone()
                 try:
@@ -178,7 +201,7 @@ def _build(game, start, max_states: int) -> Graph:
 
 def explore(game, check: Callable, max_states: int = 4000,
             edge_check: Optional[Callable] = None, start=None, prefix: tuple = (),
-            name=None) -> Exploration:
+            name=None, chance_k: Optional[int] = None) -> Exploration:
     """``check(state)`` returns a problem text or None for each state at
     rest; ``edge_check(before, after)`` the same for each action, ``before``
     being the state where it was chosen and ``after`` the next state at rest
@@ -190,8 +213,9 @@ def explore(game, check: Callable, max_states: int = 4000,
     if start is None:
         start = game.new_initial_state(seed=0, chance="explicit")
         name = name or "start"
-    g = graph(game, start, max_states, name)
+    g = graph(game, start, max_states, name, chance_k)
     ex = Exploration("bounded", -1, 0, [], met=len(g.parent))
+    ex.sampled = g.sampled
 
     def path(k, extra=()):
         return list(prefix) + _path(g.parent, k) + list(extra)
@@ -242,6 +266,10 @@ def explore(game, check: Callable, max_states: int = 4000,
         return ex
     ex.outcome, ex.depth = "exhausted", g.stop_level - 1
     loop = g.find_cycle()
+    if g.sampled:   # a sample of the chance outcomes: neither complete nor free of cycles
+        ex.outcome = "sampled"
+        if loop is None:
+            return ex
     if loop is None:
         ex.acyclic = True
         return ex

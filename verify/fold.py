@@ -75,7 +75,7 @@ def _free(prog, e, visiting):
             return frozenset([ref[1]])
         if ref[0] in ("const", "option", "data", "member", "field"):   # (field: a key of `r with {f: v}`)
             return frozenset()
-        if ref[0] == "builtin" and ref[1] in ("players", "seats", "player_count"):
+        if ref[0] == "builtin" and ref[1] in ("players", "seats", "player_count", "none"):
             return frozenset()
         return _OPEN   # state, phase, me, current_round
     if isinstance(e, A.FieldAccess) and refs.get(id(e), ("",))[0] == "phase":

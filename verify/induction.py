@@ -162,7 +162,7 @@ def step_case(ab, prog, game, props, kind, ph, a, timeout_ms):
         for g in a.guards:
             if g.kind == "when":
                 try:
-                    cons.append(ab.eval(st, me, cons, in_effect=True).ev(g.cond, env))
+                    cons.append(ab.eval(st, me, cons, in_effect=True, whole=g.cond).ev(g.cond, env))
                 except Unsupported:   # a guard not followed: more states, still sound
                     pass
         body = a.body

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, Phase, find, settings, target
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from atoll.compiler.runtime import ModelError
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
 from atoll.verify.runs import PlayCheck, PropertyError, Run, change_text, pytest_snippet  # noqa: F401
@@ -39,6 +40,10 @@ GAME = st.tuples(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 2**16 - 1), 
 
 MAX_STATES = 3000     # states per search (the one from the start, and all sampled setups together)
 SAMPLED_SETUPS = 4    # setups searched when the start's chance is too wide
+POSITION_GAMES = 6    # random games along which positions are sampled for searches of their own
+POSITIONS_PER_GAME = 4   # positions per game: spread over it, the last decision before its end included
+POSITION_STATES = 2400   # states for those searches, all together
+CHANCE_SAMPLE = 3     # outcomes followed per chance event in those searches
 PLAY_SECONDS = 30.0   # time budget of play per property; a game running past it is cut
 STEERED_SHARE = 4     # hypothesis steers one game for every this many uniformly random ones
 
@@ -191,6 +196,15 @@ def _search(chk, game, pr, spec_path, max_states, evidence):
     verdict = _search_verdict(chk, game, pr, spec_path, ex, 0, shortest=True)
     if verdict is not None or ex.outcome == "exhausted":
         return verdict if verdict is not None else _exhausted(pr, ex)
+    verdict = _setups(chk, game, pr, spec_path, max_states, evidence, state_check, edge_check, start, ex)
+    if verdict is not None:
+        return verdict
+    return _positions(chk, game, pr, spec_path, evidence, state_check, edge_check)
+
+
+def _setups(chk, game, pr, spec_path, max_states, evidence, state_check, edge_check, start, ex):
+    """Searches from sampled setups, when the start's chance ate the budget."""
+    from atoll.verify.explore import explore
     if not start.is_chance_node() or ex.depth >= 1:
         return None
     # The setup's chance ate the budget: search from a few sampled setups.
@@ -219,6 +233,114 @@ def _search(chk, game, pr, spec_path, max_states, evidence):
             verdict[1]["search"] = f"breadth first from the setup of seed {s} (sampled)"
             return verdict
     return None
+
+
+def sample_positions(game, games: int, per_game: int, seed: int = 0) -> list:
+    """Positions met along seeded random games (explicit chance, each outcome
+    drawn by the model's stream): ``per_game`` per game, spread over it, the
+    last position where a player moves before its end included (late-game
+    situations, an empty pile, are where searches from the start never get).
+    Each is (state, action ids from the start, the game's seed).
+
+    Every other game is played by a *patient* policy: among the legal moves,
+    one that changes nobody's score when there is one (uniformly otherwise).
+    Such games last long, so that their late positions are the ones random
+    play seldom reaches: a pile run out, a stalled game."""
+    out = []
+    for g in range(games):
+        s = seed + 7919 * (g + 1)
+        rng = random.Random(s)
+        patient = g % 2 == 1 and game.ns.get("score") is not None
+        pos = game.new_initial_state(seed=s, chance="explicit")
+        ids, points = [], []
+        try:
+            while not pos.is_terminal() and len(ids) < 5000:
+                if pos.is_chance_node():
+                    a = pos.sample_chance()
+                else:
+                    legal = pos.legal_actions()
+                    if not legal:
+                        break
+                    points.append(len(ids))
+                    if patient:
+                        legal = _patient(pos, legal) or legal
+                    a = legal[rng.randrange(len(legal))]
+                pos.apply_action(a)
+                ids.append(a.id)
+        except ModelError:
+            pass   # play and search report a model error; the positions before it still count
+        if not points:
+            continue
+        n = len(points)
+        picks = sorted({points[min(n - 1, (i + 1) * n // per_game - 1)] for i in range(per_game)})
+        pos = game.new_initial_state(seed=s, chance="explicit")
+        done = 0
+        for at in picks:
+            for aid in ids[done:at]:
+                pos.apply_action(aid)
+            done = at
+            out.append((pos.clone(), tuple(ids[:at]), s))
+    return out
+
+
+def _patient(pos, legal) -> list:
+    """The legal moves after which every player's score is as before."""
+    before = pos.scores()
+    out = []
+    for a in legal:
+        c = pos.clone()
+        try:
+            c.apply_action(a)
+            if c.scores() == before and not c.is_terminal():
+                out.append(a)
+        except ModelError:
+            continue
+    return out
+
+
+def _positions(chk, game, pr, spec_path, evidence, state_check, edge_check):
+    """Bounded searches from positions sampled along random games, a sample
+    of each chance event's outcomes followed: they find violations deep in
+    the game; they prove nothing."""
+    from atoll.verify.explore import explore
+    positions = _positions_of(game)
+    if not positions:
+        return None
+    per = max(1, POSITION_STATES // len(positions))
+    agg = {"positions": 0, "games": POSITION_GAMES, "decision states": 0, "depth": None,
+           "chance sample": CHANCE_SAMPLE, "endings": {}}
+    evidence["sampled positions"] = agg
+    for i, (pos, prefix, s) in enumerate(positions):
+        px = explore(game, state_check, per, edge_check, start=pos, prefix=prefix,
+                     name=("position", i), chance_k=CHANCE_SAMPLE)
+        agg["positions"] += 1
+        agg["decision states"] += px.decisions
+        agg["depth"] = px.depth if agg["depth"] is None else min(agg["depth"], px.depth)
+        agg["deepest"] = max(agg.get("deepest", px.depth), px.depth)
+        for k, v in px.endings.items():
+            agg["endings"][k] = agg["endings"].get(k, 0) + v
+        if px.outcome == "violated":
+            agg["stopped"] = True
+            verdict = _search_verdict(chk, game, pr, spec_path, px, s, shortest=False)
+            if verdict is not None:
+                verdict[1]["search"] = (f"breadth first from a position after {len(prefix)} actions "
+                                        f"of the random game of seed {s} (sampled)")
+                return verdict
+    return None
+
+
+_POSITIONS: dict = {}
+
+
+def _positions_of(game) -> list:
+    """The sampled positions of this game, drawn once (every property searches the same)."""
+    import weakref
+    key = id(game)
+    kept = _POSITIONS.get(key)
+    if kept is None or kept[0]() is not game:
+        kept = (weakref.ref(game), sample_positions(game, POSITION_GAMES, POSITIONS_PER_GAME))
+        _POSITIONS[key] = kept
+    return kept[1]
 
 
 def _search_verdict(chk, game, pr, spec_path, ex, seed, shortest):
@@ -302,7 +424,8 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
     if tally.uniform < games:
         evidence["games"]["not played (time budget)"] = games - tally.uniform
     seen = set(evidence["games"]["endings"]) | set(evidence["search"]["endings"]) | \
-        set(evidence.get("sampled setups", {}).get("endings", {}))
+        set(evidence.get("sampled setups", {}).get("endings", {})) | \
+        set(evidence.get("sampled positions", {}).get("endings", {}))
     evidence["games"]["endings not reached"] = [e.name for e in game.endings if e.name not in seen]
     detail = {"method": "hypothesis play" if tally.steered else "random play",
               "games": tally.played, "seed": seed, "longest_game": tally.longest}

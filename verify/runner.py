@@ -15,6 +15,7 @@ from atoll.verify import verdicts as V
 from atoll.verify.play import check_by_play
 from atoll.verify.chance import check_chance
 from atoll.verify.induction import check_induction
+from atoll.verify.matrix import reads_text, share_key
 from atoll.verify.almost_sure import check_almost_sure
 from atoll.verify.solver import check_theorem, check_well_defined, check_witness
 from atoll.verify.termination import check_measure, check_turn_measure
@@ -119,48 +120,129 @@ def applies(comp, game, pr) -> bool:
 
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
-        games: int = 100, timeout_ms: int = 20_000, progress=None) -> list[V.Result]:
+        games: int = 100, timeout_ms: int = 20_000, progress=None,
+        examples: bool = True, jobs: int = 1) -> list[V.Result]:
+    """Every property in every configuration asked for. In a matrix, a
+    check whose verdict cannot differ between two configurations (it reads
+    neither the options nor the player count that tell them apart: see
+    ``verify.matrix``) runs once and the other configurations share its
+    result; with ``jobs`` > 1 the configurations run in that many processes
+    (the same verdicts, for the same seed)."""
     comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     props = list(prog.properties.values())
     if only:
         wanted = set(only)
-        unknown = wanted - set(prog.properties)
+        unknown = wanted - set(prog.properties) - set(prog.examples)
         if unknown:
             from atoll.diagnostics import Diagnostic, did_you_mean
             raise SpecError([Diagnostic("A0302", f"no property `{u}`", None,
-                                        did_you_mean(u, prog.properties)) for u in sorted(unknown)])
+                                        did_you_mean(u, list(prog.properties) + list(prog.examples)))
+                                for u in sorted(unknown)])
         props = [p for p in props if p.name in wanted]
     results = []
     configs = configurations(comp, players, options or {}, matrix)
     modes = [a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()]
     axes = tuple(modes + [k for k in (options or {}) if k not in modes])
-    total = len(configs) * len(props)
-    done = 0
+    # Which configuration computes each check; the others share it.
+    plan, owner = [], {}
     for n, opts in configs:
         game = pipeline.instantiate(comp, n, opts)
+        todo = []
         for pr in props:
-            done += 1
-            if progress:
-                progress(done, total, pr.name)
             if not applies(comp, game, pr):
                 continue
-            t0 = time.perf_counter()
-            expected = pr.expect or V.DEFAULT_EXPECTATION[pr.kind]
-            try:
-                method, verdict, detail, counterexample = check_one(
-                    prog, game, pr, games, seed, str(spec_path), timeout_ms)
-                trace = None
-            except Exception as e:   # a bug of a checker: this property has no verdict, the others go on
-                method, verdict, counterexample = "none", V.UNKNOWN, None
-                detail = {"reason": f"internal error in the checker ({type(e).__name__}: {e}); this is "
-                                    "a bug in atoll, not in the spec (`atoll --debug` shows where)"}
-                trace = traceback.format_exc()
-            detail = V.with_evidence(pr.kind, method, verdict, detail)   # what it rests on
-            results.append(V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
-                                    time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
-                                    axes, trace, pr.notes.summary))
+            key = share_key(prog, pr, n, game.options) if len(configs) > 1 else None
+            if key is not None and key in owner:
+                todo.append((pr.name, owner[key]))
+            else:
+                if key is not None:
+                    owner[key] = (n, dict(game.options))
+                todo.append((pr.name, None))
+        plan.append((n, opts, game.options, todo))
+    total = sum(1 for *_, todo in plan for _, own in todo if own is None)
+    computed = {}
+    args = (str(spec_path), games, seed, timeout_ms, axes)
+    done = [0]
+
+    def tick(name):
+        done[0] += 1
+        if progress:
+            progress(done[0], total, name)
+
+    tasks = [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
+    if jobs > 1 and len(tasks) > 1:
+        import concurrent.futures as cf
+        import multiprocessing
+        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
+            futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
+            for f in cf.as_completed(futs):
+                for r in f.result():
+                    computed[(r.property, r.players, _frozen(r.options))] = r
+                    tick(r.property)
+    else:
+        for n, opts, names in tasks:
+            for r in _run_config(*args, n, opts, names, comp=comp, on_result=lambda r: tick(r.property)):
+                computed[(r.property, r.players, _frozen(r.options))] = r
+    for n, opts, game_opts, todo in plan:
+        for name, own in todo:
+            if own is None:
+                results.append(computed[(name, n, _frozen(game_opts))])
+                continue
+            first = computed[(name, own[0], _frozen(own[1]))]
+            results.append(_shared(prog, first, n, game_opts, axes))
+    if examples:   # once: each example sets its own players and options
+        from atoll.verify.examples import run_examples
+        results += run_examples(comp, set(only) if only else None)
     return results
+
+
+def _frozen(opts: dict) -> tuple:
+    return tuple(sorted(opts.items(), key=lambda kv: kv[0]))
+
+
+def _shared(prog, first: V.Result, n: int, opts: dict, axes) -> V.Result:
+    """The result of a check computed for another configuration, shown as shared."""
+    import dataclasses
+    where = ", ".join([f"{first.players} players"] +
+                      [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                       for k, v in first.options.items() if k in axes])
+    unread = reads_text(prog, prog.properties[first.property], axes)
+    detail = dict(first.detail or {})
+    detail["shared"] = f"the same check as for {where}" + (
+        f" (the property reads none of: {unread})" if unread else "")
+    return dataclasses.replace(first, players=n, options=dict(opts), seconds=0.0, detail=detail,
+                               method=f"{first.method} (shared)")
+
+
+def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=None, on_result=None):
+    """The checks ``names`` in one configuration (in a worker process, or here)."""
+    if comp is None:
+        comp = pipeline.compile_spec(spec_path)
+    prog = comp.program
+    game = pipeline.instantiate(comp, n, opts)
+    out = []
+    for name in names:
+        pr = prog.properties[name]
+        t0 = time.perf_counter()
+        expected = pr.expect or V.DEFAULT_EXPECTATION[pr.kind]
+        try:
+            method, verdict, detail, counterexample = check_one(
+                prog, game, pr, games, seed, str(spec_path), timeout_ms)
+            trace = None
+        except Exception as e:   # a bug of a checker: this property has no verdict, the others go on
+            method, verdict, counterexample = "none", V.UNKNOWN, None
+            detail = {"reason": f"internal error in the checker ({type(e).__name__}: {e}); this is "
+                                "a bug in atoll, not in the spec (`atoll --debug` shows where)"}
+            trace = traceback.format_exc()
+        detail = V.with_evidence(pr.kind, method, verdict, detail)   # what it rests on
+        r = V.Result(pr.name, pr.kind, method, n, game.options, verdict, expected,
+                     time.perf_counter() - t0, detail, counterexample, pr.notes.cites,
+                     axes, trace, pr.notes.summary)
+        out.append(r)
+        if on_result is not None:
+            on_result(r)
+    return out
 
 
 def check_one(prog, game, pr, games, seed, spec_path, timeout_ms):

@@ -10,7 +10,8 @@ from atoll.compiler.check import Checker
 from atoll.diagnostics import Reporter
 from atoll.grammar import ast as A
 from atoll.verify import verdicts as V
-from atoll.verify.z3sem import TRUE, Coll, SMap, Unsupported, Z3Eval, eq, ite, simp
+from atoll.compiler.values import sort_values
+from atoll.verify.z3sem import TRUE, Coll, Opt, SMap, Unsupported, Z3Eval, eq, ite, simp
 
 
 class _Query:
@@ -74,6 +75,8 @@ class _Query:
             return any(self._structured(ft) for _, ft in self.ev.fields(t[1]))
         if isinstance(t, tuple) and t[0] == "tuple":
             return any(self._structured(it) for it in t[1:])
+        if isinstance(t, tuple) and t[0] == "maybe":
+            return self._structured(t[1])
         return False
 
     def _nothing(self, t):
@@ -83,6 +86,8 @@ class _Query:
                          for _, ft in self.ev.fields(t[1]))
         if t[0] == "tuple":
             return tuple(self._nothing(it) if self._structured(it) else self.ev.fresh(it) for it in t[1:])
+        if t[0] == "maybe":
+            return Opt(z3.BoolVal(False), None)
         return SMap([]) if t[0] == "map" else Coll(t[0], [])
 
     def values(self, model, codec) -> dict:
@@ -99,7 +104,7 @@ class _Query:
             items = self._indexed(binders[name].domain)
             if items is not None:
                 lst, et = items
-                picked = sorted(x) if isinstance(x, (frozenset, set, tuple, list)) else [x]
+                picked = sort_values(x) if isinstance(x, (frozenset, set, tuple, list)) else [x]
                 if all(isinstance(i, int) and 0 <= i < len(lst) for i in picked):
                     out[name] += " (" + ", ".join(label(codec, et, lst[i]) for i in picked) + ")"
         return out

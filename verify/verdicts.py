@@ -9,6 +9,9 @@ VIOLATED = "VIOLATED"
 WITNESS_FOUND = "WITNESS FOUND"
 NO_WITNESS = "NO WITNESS"
 UNKNOWN = "UNKNOWN"
+# The verdicts of a worked example (`example`): every step did as written, or one did not.
+PASSED = "PASSED"
+FAILED = "FAILED"
 
 
 def holds_up_to(k: int) -> str:
@@ -31,13 +34,15 @@ EXPECTATIONS = {
     "witness": lambda v: v == WITNESS_FOUND,
     "no_witness": lambda v: v == NO_WITNESS,
     "unknown": lambda v: v == UNKNOWN,
+    "passes": lambda v: v == PASSED,   # an example (it has no `expect` word of its own)
 }
 
 # With no `expect`, a property expects to hold (or, for a search, to find).
 DEFAULT_EXPECTATION = {"theorem": "proved", "witness": "witness", "well_defined": "proved",
                        "invariant": "holds", "action_invariant": "holds",
                        "deadlock_free": "holds", "terminates": "holds", "reachable": "witness",
-                       "almost_surely": "proved", "probability": "proved", "expectation": "proved"}
+                       "almost_surely": "proved", "probability": "proved", "expectation": "proved",
+                       "example": "passes"}
 
 
 @dataclass
@@ -136,6 +141,8 @@ def evidence_text(detail) -> str:
     """One line on what a verdict rests on, from its detail's ``evidence``."""
     ev = (detail or {}).get("evidence") or {}
     parts = []
+    if "example" in ev:
+        parts.append(ev["example"])
     if "z3" in ev:
         parts.append(ev["z3"])
     if "exact" in ev:
@@ -163,6 +170,14 @@ def evidence_text(detail) -> str:
         parts.append(f"search from {s['setups']} sampled setup{'s' * (s['setups'] != 1)}: "
                      f"{_states(s['decision states'])} "
                      f"where a player moves, {reach}")
+    s = ev.get("sampled positions")
+    if s:
+        lo, hi = max(s["depth"] or 0, 0), max(s.get("deepest") or 0, 0)
+        stop = "stopped at the state found" if s.get("stopped") else \
+            f"{lo} to {hi} decisions deep" if lo != hi else f"{lo} decision{'s' * (lo != 1)} deep from each"
+        parts.append(f"search from {s['positions']} positions sampled along {s['games']} random games "
+                     f"(at most {s['chance sample']} outcomes of each chance event): "
+                     f"{_states(s['decision states'])} where a player moves, {stop}")
     g = ev.get("games")
     if g:
         cut = []

@@ -15,7 +15,10 @@ Symbolic values, by type:
   ``(value, condition)``: the collection holds the items whose condition is
   true, in order. Shapes are finite and known; contents and membership may be
   symbolic. Sets never hold two equal present items.
-* map: an ``SMap`` of guarded ``(key, value, condition)`` entries, keys distinct.
+* map: an ``SMap`` of guarded ``(key, value, condition)`` entries, keys distinct;
+* maybe: an ``Opt(has, val)``, a z3 Bool and the symbolic value it holds
+  when true (an option type made of a flag and a value, as records are made
+  of their fields); comparisons with a plain value are lifted.
 
 What has no z3 meaning here (the game state, ``remove`` and ``swap``
 on lists with symbolic membership, ...) raises ``Unsupported`` with the
@@ -33,12 +36,13 @@ from atoll.compiler import names as N
 from atoll.compiler import stdlib
 from atoll.compiler import types as T
 from atoll.compiler.symbols import Program
+from atoll.compiler.values import sort_values
 from atoll.grammar import ast as A
 from atoll.verify import fold
 
 
 from atoll.verify.z3values import (  # noqa: F401 - shared with the rest of the z3 layer
-    MAX_ITEMS, Unsupported, TRUE, FALSE, Coll, SMap, simp, is_true, eq,
+    MAX_ITEMS, Unsupported, TRUE, FALSE, Coll, SMap, Opt, simp, is_true, eq,
     less, member, ite, dedupe, positions, count, floor_div, floor_mod)
 
 
@@ -73,6 +77,8 @@ class Z3Eval:
 
     def lift(self, t, v):
         """A concrete Python value (as the model holds it) to a symbolic one."""
+        if isinstance(t, tuple) and t[0] == "maybe":
+            return Opt(FALSE, None) if v is None else Opt(TRUE, self.lift(t[1], v))
         if t in (T.INT,) or (t == T.UNKNOWN and isinstance(v, int) and not isinstance(v, bool)):
             return z3.IntVal(v)
         if t == T.BOOL or isinstance(v, bool):
@@ -89,7 +95,7 @@ class Z3Eval:
         if kind in ("list", "bag"):
             return Coll(kind, [(self.lift(t[1], x), TRUE) for x in v])
         if kind == "set":
-            return Coll("set", [(self.lift(t[1], x), TRUE) for x in sorted(v)])
+            return Coll("set", [(self.lift(t[1], x), TRUE) for x in sort_values(v)])
         if kind == "map":
             return SMap([(self.lift(t[1], k), self.lift(t[2], x), TRUE) for k, x in v.items()])
         raise Unsupported(f"values of type {T.show(t)}")
@@ -121,6 +127,8 @@ class Z3Eval:
         if t == T.STR:
             return val(s)
         kind = t[0]
+        if kind == "maybe":
+            return self.concrete(t[1], s.val, model) if s.val is not None and val(s.has) else None
         if kind == "enum":
             return val(s)
         if kind == "record":
@@ -131,7 +139,7 @@ class Z3Eval:
             items = [self.concrete(t[1], v, model) for v, c in s.items if val(c)]
             if kind == "set":
                 return frozenset(items)
-            return tuple(sorted(items)) if kind == "bag" else tuple(items)
+            return tuple(sort_values(items)) if kind == "bag" else tuple(items)
         if kind == "map":
             return {self.concrete(t[1], k, model): self.concrete(t[2], v, model)
                     for k, v, c in s.entries if val(c)}
@@ -153,6 +161,8 @@ class Z3Eval:
             return tuple(self.fresh(ft, f"{stem}.{fn}") for fn, ft in self.fields(t[1]))
         if isinstance(t, tuple) and t[0] == "tuple":
             return tuple(self.fresh(it, f"{stem}.{i}") for i, it in enumerate(t[1:]))
+        if isinstance(t, tuple) and t[0] == "maybe":
+            return Opt(z3.Bool(f"{name}.has"), self.fresh(t[1], f"{stem}.val"))
         raise Unsupported(f"a free value of type {T.show(t)}")
 
     def domain(self, t, s):
@@ -163,6 +173,8 @@ class Z3Eval:
             return z3.And([self.domain(ft, x) for (_, ft), x in zip(self.fields(t[1]), s)] + [TRUE])
         if isinstance(t, tuple) and t[0] == "tuple":
             return z3.And([self.domain(it, x) for it, x in zip(t[1:], s)] + [TRUE])
+        if isinstance(t, tuple) and t[0] == "maybe" and s.val is not None:
+            return self.domain(t[1], s.val)
         return TRUE
 
     # ------------------------------------------------------------ expressions
@@ -297,6 +309,8 @@ class Z3Eval:
             if self.game is None:
                 raise Unsupported("constants need a player count and options")
             return self.lift(self.t(e), self.game.ns[N.value(ref[1])])
+        if kind == "builtin" and ref[1] == "none":
+            return Opt(FALSE, None)
         if kind == "builtin":
             if self.game is None:
                 raise Unsupported("the players need a player count")
@@ -450,6 +464,8 @@ class Z3Eval:
         return out
 
     def _concrete_any(self, v):
+        if isinstance(v, Opt):   # (sorted by rank instead: see sorted_items)
+            raise Unsupported("an optional item")
         if isinstance(v, tuple):
             return tuple(self._concrete_any(x) for x in v)
         x = simp(v)
@@ -535,6 +551,11 @@ class Z3Eval:
             return z3.If(args[0] <= args[1], args[0], args[1])
         if name == "max2":
             return z3.If(args[0] >= args[1], args[0], args[1])
+        if name == "some":
+            return Opt(TRUE, args[0])
+        if name == "value_or":
+            m, d = args
+            return d if m.val is None else ite(m.has, m.val, d)
         if name == "pos":
             return (args[0], args[1])
         if name == "orth":
@@ -646,7 +667,8 @@ class Z3Eval:
 # Forms and functions with a symbolic meaning (the agreement test covers
 # these); the others need concrete arguments.
 SYMBOLIC_FUNCTIONS = {"size", "keys", "get", "abs", "min2", "max2", "pos", "orth", "around",
-                      "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list"}
+                      "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list",
+                      "some", "value_or"}
 SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"}
 CONCRETE_ONLY = {"remove", "swap", "values", "span_covered", "collinear_subsets_summing", "reach",
-                 "components", "connected", "seats_from", "planar", "dice"}
+                 "components", "connected", "seats_from", "planar", "dice", "graph"}

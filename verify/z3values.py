@@ -33,6 +33,20 @@ class SMap:
     entries: list                   # [(key, value, z3 Bool)]
 
 
+@dataclass
+class Opt:
+    """A ``maybe[T]``: ``has`` (a z3 Bool) says whether it holds ``val`` (a
+    symbolic T). ``val`` is None for the literal ``none``, whose type is not
+    known; where ``has`` is false, ``val`` means nothing."""
+    has: object
+    val: object
+
+
+def lift_opt(x):
+    """A plain value compared with a maybe: the maybe that holds it."""
+    return x if isinstance(x, Opt) else Opt(TRUE, x)
+
+
 def simp(x):
     return z3.simplify(x) if isinstance(x, z3.ExprRef) else x
 
@@ -43,6 +57,11 @@ def is_true(c) -> bool:
 
 def eq(a, b):
     """Structural equality of two symbolic values, as a z3 Bool."""
+    if isinstance(a, Opt) or isinstance(b, Opt):   # lifted: a plain value is a present maybe
+        a, b = lift_opt(a), lift_opt(b)
+        if a.val is None or b.val is None:   # one is `none`
+            return z3.And(z3.Not(a.has), z3.Not(b.has))
+        return z3.And(a.has == b.has, z3.Implies(a.has, eq(a.val, b.val)))
     if isinstance(a, tuple):
         return z3.And([eq(x, y) for x, y in zip(a, b)]) if a else TRUE
     if isinstance(a, Coll):
@@ -66,7 +85,15 @@ def eq(a, b):
 
 
 def less(a, b):
-    """The language's order on values: ints, then tuples lexicographically."""
+    """The language's order on values: ints, then tuples lexicographically;
+    ``none`` before every value of a maybe."""
+    if isinstance(a, Opt) or isinstance(b, Opt):
+        a, b = lift_opt(a), lift_opt(b)
+        if b.val is None:
+            return FALSE
+        if a.val is None:
+            return b.has
+        return z3.Or(z3.And(z3.Not(a.has), b.has), z3.And(a.has, b.has, less(a.val, b.val)))
     if isinstance(a, tuple):
         if not a:
             return FALSE
@@ -84,6 +111,10 @@ def member(coll, x):
 
 def ite(c, a, b):
     """If-then-else on symbolic values of one type."""
+    if isinstance(a, Opt) or isinstance(b, Opt):
+        a, b = lift_opt(a), lift_opt(b)
+        val = b.val if a.val is None else a.val if b.val is None else ite(c, a.val, b.val)
+        return Opt(z3.If(c, a.has, b.has), val)
     if isinstance(a, tuple):
         return tuple(ite(c, x, y) for x, y in zip(a, b))
     if isinstance(a, Coll):   # guarded concatenation: exact for lists, sets and bags

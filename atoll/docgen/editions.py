@@ -109,6 +109,10 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
     if p.score is not None:
         out += ["**Score**:", ""] + indent(notes_block(doc, p.score.notes), 3)
         out += code_block(doc.excerpt(p.score))
+    from atoll.docgen.examples import worked_examples
+    examples = worked_examples(doc, ctx, designer=True)
+    if examples:
+        out += heading("Worked examples", "-") + examples
     out += heading("Properties and verdicts", "-")
     out += verdicts.properties_section(doc, ctx)
     out += heading("Modelling assumptions", "-") + assumptions_section(doc)

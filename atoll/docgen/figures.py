@@ -39,7 +39,7 @@ def _label(v) -> str:
         return f"({v['x']},{v['y']})"
     if isinstance(v, dict):
         return "/".join(_label(x) for x in v.values())
-    return str(v)
+    return "none" if v is None else str(v)   # (null: an absent optional value)
 
 
 def _record_parts(codec, rec: str) -> tuple[Optional[str], list[str]]:
@@ -300,6 +300,8 @@ def value_words(v) -> str:
         return "; ".join(value_words(x) for x in v) if v else "none"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if v is None:   # an absent optional value (`maybe`)
+        return "none"
     return str(v).replace("_", " ")
 
 
@@ -341,7 +343,7 @@ def _text(v) -> str:
         return "(" + ", ".join(_text(x) for x in v.values()) + ")"
     if isinstance(v, list):
         return "[" + ", ".join(_text(x) for x in v) + "]" if v else "(none)"
-    return str(v)
+    return "none" if v is None else str(v)
 
 
 # ---------------------------------------------------------------- data: graphs and constant grids

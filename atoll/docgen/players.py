@@ -453,7 +453,12 @@ def players_edition(doc: SpecDoc, ctx) -> str:
     for ph in p.phases.values():
         out += phase_section(doc, ph, prefix)
     out += end_section(doc)
-    out += heading("Examples", "-") + figures.example_turn(doc, ctx)
+    from atoll.docgen.examples import worked_examples
+    worked = worked_examples(doc, ctx, designer=False)
+    out += heading("Examples", "-") + worked
+    if worked:
+        out += heading("A turn of a random game", "~")
+    out += figures.example_turn(doc, ctx)
     out += figures.constant_grids(doc, ctx, only=used_by_rules(doc))
     out += heading("House rules", "-") + house_rules(doc)
     out += heading("Modelling assumptions", "-") + assumptions_section(doc)

@@ -20,6 +20,7 @@ from atoll.compiler import names as N
 from atoll.compiler import files, pipeline
 from atoll.compiler import types as T
 from atoll.compiler.check import Checker
+from atoll.compiler.values import sort_values
 from atoll.diagnostics import Reporter, SpecError
 from atoll.grammar import ast as A
 from atoll.grammar.parse import parse
@@ -130,7 +131,9 @@ def _bounds(spec: A.Spec, n_lines: int) -> dict[tuple, int]:
     out: dict[tuple, int] = {}
 
     def siblings(nodes: list, stop: int) -> None:
-        starts = sorted((x.span.line, x) for x in nodes if x.span.line > 0)
+        # by position only: two declarations may share a line (nodes do not compare)
+        starts = sorted(((x.span.line, x) for x in nodes if x.span.line > 0),
+                        key=lambda t: (t[0], t[1].span.column))
         for i, (line, x) in enumerate(starts):
             nxt = starts[i + 1][0] - 1 if i + 1 < len(starts) else stop
             out[(x.span.file, x.span.line, x.span.column)] = max(line, nxt)
@@ -401,8 +404,8 @@ def option_rows(doc: SpecDoc, kind: str) -> list[list[str]]:
         desc = " ".join(x for x in (summary(o.notes), cites_text(doc, o.notes)) if x)
         desc += "".join(" " + a for a in assumption_line(o.notes))
         default = doc.text(o.default.span)
-        rows.append([code(o.name), choices, code(default) if default.replace("_", "").isalnum()
-                     else lit(default), desc])
+        plain = default.removeprefix("-").replace("_", "").isalnum()   # a name or a number, -1 too
+        rows.append([code(o.name), choices, code(default) if plain else lit(default), desc])
     return rows
 
 
@@ -542,8 +545,8 @@ def data_contents(doc: SpecDoc, d: A.DataDecl, limit: int = 40) -> list[str]:
     for item in value:
         counts[item] = counts.get(item, 0) + 1
     if len(fields) == 2:   # a cross table: first field down, second across
-        downs = sorted({k[0] for k in counts})
-        acrosses = sorted({k[1] for k in counts})
+        downs = sort_values({k[0] for k in counts})
+        acrosses = sort_values({k[1] for k in counts})
         if len(acrosses) <= 12:
             (f0, t0), (f1, t1) = fields
             rows = [[esc(doc.value_text(t0, a))] + [str(counts.get((a, b), 0)) for b in acrosses]
@@ -551,7 +554,7 @@ def data_contents(doc: SpecDoc, d: A.DataDecl, limit: int = 40) -> list[str]:
             head = [f"{esc(f0)} / {esc(f1)}"] + [esc(doc.value_text(t1, b)) for b in acrosses]
             return [f"How many of each ({len(value)} in all):", ""] + table(head, rows)
     rows = [[esc(doc.value_text(ft, x)) for (_, ft), x in zip(fields, item)] + [str(n)]
-            for item, n in sorted(counts.items())]
+            for item, n in ((i, counts[i]) for i in sort_values(counts))]
     more = []
     if len(rows) > limit:
         more = [f"(and {len(rows) - limit} more kinds)", ""]

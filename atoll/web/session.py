@@ -21,6 +21,7 @@ from atoll import render, terminal
 from atoll.compiler import types as T
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, IllegalAction, ModelError
 from atoll.compiler.savegame import CorruptState
+from atoll.compiler.values import sort_values
 
 AGENT_STEPS = 20_000    # the agents' moves in a row before the page gets control back
 LOG_KEPT = 2_000        # log entries kept (the oldest are dropped)
@@ -278,7 +279,7 @@ def _value_marks(codec, t, v, nodes: set) -> list:
     if t == T.POS:
         return [f"pos:{v[0]},{v[1]}"]
     if isinstance(t, tuple) and t[0] in ("list", "set", "bag") and t[1] == T.POS:
-        return [f"pos:{q[0]},{q[1]}" for q in (sorted(v) if t[0] == "set" else v)]
+        return [f"pos:{q[0]},{q[1]}" for q in (sort_values(v) if t[0] == "set" else v)]
     if not nodes:
         return []
     j = codec.to_json(t, v)
@@ -327,8 +328,8 @@ def _state(game, st, me: int) -> dict:
                                                    for p, keys in render.owners_text(game, t, v)]})
         elif kind == "value" and isinstance(t, tuple) and t[0] == "map":
             shared.append({"name": name, "text": "; ".join(
-                f"{render.label(codec, t[1], k)}: {render.label(codec, t[2], x)}"
-                for k, x in sorted(v.items())) or "-"})
+                f"{render.label(codec, t[1], k)}: {render.label(codec, t[2], v[k])}"
+                for k in sort_values(v)) or "-"})
         else:
             shared.append({"name": name, "text": render.value_text(game, kind, t, v)})
     for name, (t, v) in parts["grids"].items():

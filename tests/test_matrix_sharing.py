@@ -1,0 +1,56 @@
+"""A verification matrix that does each check once (issue 15, item 3): a
+check that reads neither the player count nor the mode that tell two
+configurations apart runs once and is shared; configurations run in
+parallel processes with the same verdicts."""
+from __future__ import annotations
+
+import json
+
+from atoll.cli import main
+
+SPEC = '''game g { title: "G" players: 2..3  modes: "fast" }
+option fast: bool = false "Take two at a time."
+const step: int = if fast then 2 else 1
+state { n: int = 6 visible all "tokens" }
+flow { round { turns in seats: go } }
+phase go "go" {
+  action take() "take" when n >= step { n = n - step  if n == 0 { win [me] }  end phase }
+  action stop() "stop" when n < step { tie }
+}
+def double(x: int): int = 2 * x
+property pure "reads nothing of the matrix" theorem forall x: int in between(0, 5): double(x) == x + x
+property by_mode "reads the mode through a constant" theorem forall x: int in between(0, 5): x * step >= x
+property by_players "reads the player count" theorem forall x: int in [player_count]: x >= 2
+property behaviour "about play: never shared" invariant n >= 0
+'''
+
+
+def run(capsys, path, *args) -> list:
+    main(["verify", str(path), "--matrix", "--json", *args])
+    return json.loads(capsys.readouterr().out)["results"]
+
+
+def test_checks_are_shared_where_they_cannot_differ(tmp_path, capsys):
+    p = tmp_path / "g.atoll"
+    p.write_text(SPEC)
+    rs = run(capsys, p, "--jobs", "1")
+    by = {}
+    for r in rs:
+        by.setdefault(r["property"], []).append(r)
+    assert all(len(v) == 4 for v in by.values())        # 2 player counts x 2 modes
+    computed = {k: sum("(shared)" not in r["method"] for r in v) for k, v in by.items()}
+    assert computed == {"pure": 1, "by_mode": 2, "by_players": 2, "behaviour": 4}
+    shared = next(r for r in by["pure"] if "(shared)" in r["method"])
+    assert shared["detail"]["shared"].startswith("the same check as for 2 players, fast=false")
+    assert "the player count" in shared["detail"]["shared"] and "`fast`" in shared["detail"]["shared"]
+    assert all(r["ok"] for r in rs)
+
+
+def test_parallel_jobs_give_the_same_verdicts(tmp_path, capsys):
+    p = tmp_path / "g.atoll"
+    p.write_text(SPEC)
+    one = run(capsys, p, "--jobs", "1")
+    two = run(capsys, p, "--jobs", "2")
+    key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
+    assert [(key(r), r["verdict"], r["method"]) for r in one] == \
+           [(key(r), r["verdict"], r["method"]) for r in two]
