@@ -447,8 +447,10 @@ def plan(spec: str, players=None, options=None, matrix=False, st: Settings = Set
     mutants = generate(prog, text, spec)
     chosen = choose(mutants, max_mutants, st.seed, ids)
     base = baseline(spec, comp, configs, st, cache_dir)
-    if st.limit <= 0:
-        st = Settings(st.games, st.seed, st.timeout_ms, st.cap, max(60.0, 3 * base.seconds))
+    if st.limit <= 0:   # from what the original's checks cost (when they took it, if cached)
+        cost = max(base.seconds, sum(r["seconds"] for v in base.verdicts.values() for r in v.values())
+                   + sum(r["seconds"] for r in base.examples.values()))
+        st = Settings(st.games, st.seed, st.timeout_ms, st.cap, max(60.0, 3 * cost))
     return Plan(spec, comp, text, mutants, chosen, configs, base, st, spec_bundle(spec),
                 Path(cache_dir) if cache_dir else None, len(mutants),
                 segments=MC.Segments(prog, text, spec))
