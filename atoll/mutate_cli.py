@@ -235,3 +235,6 @@ def _show(m: dict, extra: str = "") -> None:
     if m.get("changed"):
         print("      verdicts that changed, still as expected: " + printable("; ".join(
             f"{name} {old} -> {new}" for name, old, new in m["changed"])))
+    if m.get("proofs_not_rerun"):
+        print("      (z3 proofs not run again, since the games already differ: "
+              + printable(", ".join(m["proofs_not_rerun"])) + ")")
