@@ -32,14 +32,19 @@ def section(rep: dict, hint: str = "") -> list[str]:
     b = rep["budget"]
     configs = "; ".join(f"{c['players']} players" + "".join(f", {k}={v}" for k, v in c["options"].items())
                         for c in rep["configurations"])
-    out = [f"## {rep['spec']}", "",
+    out = [f"## {rep['spec']}", ""]
+    if rep.get("partial"):   # a run cut short: the records its cache holds
+        out += [f"**Partial run**: {rep['partial']}; the counts and scores below are over those only.", ""]
+    out += [
            f"- **score {pct(rep['score'])}** ({t['killed']} killed of {t['killed'] + t['survived']} "
            f"killed or survived); strict score {pct(rep['strict_score'])} (unobserved counted as not killed)",
            f"- {rep['run']} of {rep['generated']} mutants: " + ", ".join(f"{t[k]} {k}" for k in COLUMNS)
            + f", {t['timed out']} timed out, {t['error']} failed",
            f"- configuration: {configs}; budget: {b['games']} games per property, z3 "
            f"{b['timeout_ms'] / 1000:g} s per query, at most {b['mutant_limit_s']:g} s per mutant",
-           f"- time: {rep['seconds']:.0f} s for the run (the original's checks: "
+           (f"- time: {rep['seconds']:.0f} s for the run" if not rep.get("partial") else "- time: the run was cut")
+           + f"; the mutants' own checks {sum(m['seconds'] for m in rep['mutants']):.0f} s in all, each as "
+           f"measured when it ran (the original's checks: "
            f"{rep['baseline']['seconds']:.0f} s{', from the cache' if rep['baseline']['cached'] else ''}); "
            f"{sum(1 for m in rep['mutants'] if m['cached'])} mutants read back from the cache"
            + (f"; {hint}" if hint else ""),
