@@ -94,6 +94,14 @@ CODES: dict[str, tuple[str, str, str]] = {
               "An `expect illegal ACTION because ...` must name a rule of that action: one of its "
               "`when` or `ensures` conditions, written as in the action, or one of its parameters "
               "(whose choices leave the value out)."),
+    "A0701": ("error", "procedure calls itself",
+              "A procedure reaches itself through its calls (directly or through other procedures). "
+              "Procedures are run by expanding their calls, so the call graph must be acyclic: every "
+              "effect is then a finite tree of statements that the analyses can follow."),
+    "A0702": ("error", "choice that cannot be asked",
+              "A `choose` inside an effect that is run before anyone may choose: an action with an "
+              "`ensures` (tested on its effect before it is taken) asks a player to choose, or the setup "
+              "(before the flow has any player to ask) does."),
 }
 
 
@@ -128,6 +136,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0503": "split the file, or keep only what the rules need",
     "A0504": "flatten the data",
     "A0601": "choose what the game declares: its player range, its options' values, a phase where a player decides",
+    "A0701": "repeat with `for` over a collection instead of a call, or split the procedure",
+    "A0702": "state the condition as a `when`, or move the choice into an action of its own",
     "A0602": "copy the condition from the action's `when` (or `ensures`), or name one of its parameters",
 }
 

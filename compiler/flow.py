@@ -12,7 +12,7 @@ def _has_end(stmts) -> bool:
             return True
         if isinstance(s, A.If) and (_has_end(s.then) or _has_end(s.else_)):
             return True
-        if isinstance(s, A.For) and _has_end(s.body):
+        if isinstance(s, (A.For, A.CallStmt)) and _has_end(s.body):
             return True
     return False
 
@@ -23,7 +23,7 @@ def _statements(stmts):
         if isinstance(s, A.If):
             yield from _statements(s.then)
             yield from _statements(s.else_)
-        elif isinstance(s, A.For):
+        elif isinstance(s, (A.For, A.CallStmt)):   # a call: its procedure's statements
             yield from _statements(s.body)
 
 

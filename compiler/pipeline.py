@@ -19,6 +19,7 @@ from atoll.compiler.check import Checker, check_types
 from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
+from atoll.compiler.procs import link as link_procs
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
 from atoll.compiler.teams import problem as teams_problem
@@ -90,7 +91,7 @@ def _compile(source: str, prog: Program):
 def _origin_span(prog: Program, pyname: str):
     """The declaration a generated function comes from (see ``names.origin``)."""
     kind, name = N.origin(pyname) or (None, None)
-    table = {"const": prog.consts, "def": prog.defs, "state": prog.state, "phase": prog.phases,
+    table = {"const": prog.consts, "def": prog.defs, "proc": prog.procs, "state": prog.state, "phase": prog.phases,
              "ending": prog.endings, "property": prog.properties}
     if kind == "action" and name in prog.actions:
         return prog.actions[name][1].span
@@ -228,6 +229,7 @@ def compile_spec(path, allow=()) -> Compiled:
     items = read_items(path, rep, sources, access=access)
     if items is None or rep.errors:
         raise SpecError(rep.items, sources)
+    items = link_procs(items, rep)
     prog = collect(items, str(path), sources, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)

@@ -27,6 +27,7 @@ class Program:
     requires: list[A.RequireDecl] = field(default_factory=list)
     consts: dict[str, A.ConstDecl] = field(default_factory=dict)
     defs: dict[str, A.DefDecl] = field(default_factory=dict)
+    procs: dict[str, A.ProcDecl] = field(default_factory=dict)
     teams: Optional[A.TeamsDecl] = None
     state: dict[str, A.VarDecl] = field(default_factory=dict)
     setup: Optional[A.SetupDecl] = None
@@ -84,7 +85,7 @@ class Program:
 _KIND_WORD = {
     A.EnumDecl: "enum", A.RecordDecl: "record", A.DataDecl: "data table",
     A.OptionDecl: "option", A.ConstDecl: "constant", A.DefDecl: "function",
-    A.PhaseDecl: "phase", A.EndingDecl: "ending",
+    A.PhaseDecl: "phase", A.EndingDecl: "ending", A.ProcDecl: "procedure",
 }
 
 
@@ -147,6 +148,8 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             claim(it.name, it, prog.consts)
         elif isinstance(it, A.DefDecl):
             claim(it.name, it, prog.defs)
+        elif isinstance(it, A.ProcDecl):
+            claim(it.name, it, prog.procs)
         elif isinstance(it, (A.TeamsDecl, A.SetupDecl, A.FlowDecl, A.ScoreDecl)):
             attr = _SINGLE[type(it)]
             if getattr(prog, attr) is not None:

@@ -375,7 +375,33 @@ class Tie:
     span: Span = _span()
 
 
-Stmt = Union[Assign, Let, If, For, Draw, Roll, Deal, End, Win, Tie]
+@dataclass(frozen=True)
+class CallStmt:
+    """``name(args)``: run the procedure ``name`` (a `proc`) with these
+    arguments. ``params`` and ``body`` are the procedure's parameter names and
+    statements, filled in once the procedures are known (``atoll.compiler.procs``),
+    so that every reader of effects (and ``walk``) sees what a call does; the
+    body is the procedure's own nodes, shared by all its calls."""
+    proc: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+    params: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    body: tuple["Stmt", ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Choose:
+    """``choose name: type in domain by player``: the effect stops until
+    ``player`` picks one item of ``domain``; the whole effect is one
+    transaction (nothing of it happens until every choice in it is made)."""
+    name: str
+    type: Optional[TypeRef]
+    domain: Expr
+    player: Expr
+    span: Span = _span()
+
+
+Stmt = Union[Assign, Let, If, For, Draw, Roll, Deal, End, Win, Tie, CallStmt, Choose]
 
 
 # ---------------------------------------------------------------- declarations
@@ -487,6 +513,17 @@ class DefDecl:
     params: tuple[Param, ...]
     type: TypeRef
     body: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ProcDecl:
+    """``proc name(params) { statements }``: named effects, run by a call
+    statement; they see their parameters and the game's global names only."""
+    name: str
+    params: tuple[Param, ...]
+    body: tuple["Stmt", ...]
     notes: Notes = Notes()
     span: Span = _span()
 
@@ -789,7 +826,7 @@ class ExampleDecl:
 
 
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
-             OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
+             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, TeamsDecl, StateDecl,
              SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl, ExampleDecl]
 
 

@@ -379,6 +379,11 @@ class _ToAst(Transformer):
         params = tuple(p for p in params if p is not None)
         return A.DefDecl(str(name), params, type_, body, notes, _tok_span(self.file, name))
 
+    def proc_decl(self, meta, name, *rest):
+        *params, notes, body = rest
+        params = tuple(p for p in params if p is not None)
+        return A.ProcDecl(str(name), params, body, notes, _tok_span(self.file, name))
+
     def teams_decl(self, meta, value, notes):
         return A.TeamsDecl(value, notes, self._s(meta))
 
@@ -534,6 +539,12 @@ class _ToAst(Transformer):
 
     def tie_stmt(self, meta):
         return A.Tie(self._s(meta))
+
+    def call_stmt(self, meta, name, *args):
+        return A.CallStmt(str(name), tuple(a for a in args if a is not None), self._s(meta))
+
+    def choose_stmt(self, meta, name, type_, domain, player):
+        return A.Choose(str(name), type_, domain, player, self._s(meta))
 
     # -- expressions
     def if_expr(self, meta, c, t, e):

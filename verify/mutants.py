@@ -379,6 +379,10 @@ class _Gen:
             self.expr(s.source.indices)
         elif isinstance(s, A.Win):
             self.expr(s.players)
+        elif isinstance(s, A.CallStmt):   # the arguments (the body is mutated at its `proc`)
+            self.expr(s.args)
+        elif isinstance(s, A.Choose):
+            self.expr((s.domain, s.player))
 
     def _after_else(self, s) -> bool:
         """An `if` written `else if` (dropping it alone would leave `else` with no block)."""
@@ -455,6 +459,9 @@ def generate(prog, text: str, file: str) -> list[Mutant]:
         if d.name in rules:
             g.rule_of(f"def {d.name}", d.notes.cites, ("def", d.name))
             g.expr(d.body)
+    for pr in prog.procs.values():   # a procedure's effects, once (its calls share them)
+        g.rule_of(f"proc {pr.name}", pr.notes.cites, ("rules", "proc", pr.name))
+        g.stmts(pr.body)
     if prog.teams is not None:
         g.rule_of("teams", prog.teams.notes.cites, ("rules", "teams", ""))
         g.expr(prog.teams.value)

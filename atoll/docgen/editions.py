@@ -90,6 +90,12 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
             out += [code(sig), ""] + indent(notes_block(doc, d.notes,
                                                             "*(no description)*"), 3)
             out += code_block(doc.excerpt(d))
+    if p.procs:
+        out += heading("Procedures", "-")
+        for pr in p.procs.values():
+            sig = f"{pr.name}({', '.join(f'{q.name}: {q.type}' for q in pr.params)})"
+            out += [code(sig), ""] + indent(notes_block(doc, pr.notes, "*(no description)*"), 3)
+            out += stmt_lines(doc, pr.body) + [""] + code_block(doc.excerpt(pr))
     out += heading("State", "-") + state_table(doc, designer=True)
     setup = figures.setup_pictures(doc, ctx)
     if p.setup is not None:
