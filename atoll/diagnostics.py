@@ -102,6 +102,13 @@ CODES: dict[str, tuple[str, str, str]] = {
               "A `choose` inside an effect that is run before anyone may choose: an action with an "
               "`ensures` (tested on its effect before it is taken) asks a player to choose, or the setup "
               "(before the flow has any player to ask) does."),
+    "A0703": ("error", "event that sets off itself",
+              "The triggers of an event emit it again, directly or through other events (or procedures). "
+              "Events resolve at their `emit`, depth first, so the event graph must be acyclic for every "
+              "cascade of triggers to end."),
+    "A0704": ("error", "optional trigger without a player",
+              "An `optional` trigger asks a player whether to use it: the event has no `Player` "
+              "parameter and the trigger names nobody with `optional by PLAYER`."),
 }
 
 
@@ -138,6 +145,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0601": "choose what the game declares: its player range, its options' values, a phase where a player decides",
     "A0701": "repeat with `for` over a collection instead of a call, or split the procedure",
     "A0702": "state the condition as a `when`, or move the choice into an action of its own",
+    "A0703": "split the event, or do the repeated part with `for` over a collection",
+    "A0704": "name who decides: `optional by PLAYER`",
     "A0602": "copy the condition from the action's `when` (or `ensures`), or name one of its parameters",
 }
 
@@ -181,7 +190,9 @@ class Reporter:
     def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "",
             notes: tuple[str, ...] = ()) -> None:
         assert code in CODES, code
-        self.items.append(Diagnostic(code, message, span, hint, notes))
+        d = Diagnostic(code, message, span, hint, notes)
+        if d not in self.items:   # a rule checked twice (a trigger's body, see compiler/events) says it once
+            self.items.append(d)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -133,7 +133,7 @@ class Checker(LetTupleChecks):
                     "keeps one for you with `turns round seats from active ...`) and name it, or "
                     "quantify over `players`" if ctx.where.startswith("property") else
                     "a procedure sees its parameters and the game's names: give it a `p: Player` "
-                    "parameter and pass `me` in the call" if ctx.where.startswith("procedure") else
+                    "parameter and pass `me` in the call" if ctx.where.startswith(("procedure", "trigger")) else
                     "`me` is the player whose turn it is: it exists inside phases and "
                     "actions; give a `def` a `p: Player` parameter instead")
             self.rep.add("A0101", f"`me` is not defined in the {ctx.where}", e.span, hint)

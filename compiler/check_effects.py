@@ -15,7 +15,7 @@ def procs(c, prog, rep) -> None:
     from atoll.compiler.check import Ctx, _no_duplicates
     for p in prog.procs.values():
         _no_duplicates([q.name for q in p.params], p.params, rep, "parameter")
-        ctx = Ctx(f"procedure `{p.name}`")
+        ctx = Ctx(f"{p.origin or 'procedure'} `{p.name}`")
         for q in p.params:
             ctx = ctx.bind(q.name, c.resolve(q.type))
         c.block(p.body, ctx, "procedure")

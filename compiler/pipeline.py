@@ -19,6 +19,7 @@ from atoll.compiler.check import Checker, check_types
 from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
+from atoll.compiler.events import desugar as desugar_events
 from atoll.compiler.procs import link as link_procs
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
@@ -229,7 +230,7 @@ def compile_spec(path, allow=()) -> Compiled:
     items = read_items(path, rep, sources, access=access)
     if items is None or rep.errors:
         raise SpecError(rep.items, sources)
-    items = link_procs(items, rep)
+    items = link_procs(desugar_events(items, rep), rep)
     prog = collect(items, str(path), sources, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)

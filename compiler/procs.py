@@ -52,7 +52,7 @@ def map_items(items, fn) -> list:
         elif isinstance(it, A.PhaseDecl):
             it = replace(it, enter=map_stmts(it.enter, fn), auto=map_stmts(it.auto, fn),
                          actions=tuple(replace(a, body=map_stmts(a.body, fn)) for a in it.actions))
-        elif isinstance(it, A.ProcDecl):
+        elif isinstance(it, (A.ProcDecl, A.TriggerDecl)):
             it = replace(it, body=map_stmts(it.body, fn))
         out.append(it)
     return out
@@ -79,6 +79,20 @@ def _cycle(graph: dict, start: str):
 
     hit = visit(start)
     return None if hit is None else (path + [start], hit)
+
+
+def _kind_of_call(s: A.CallStmt, target: A.ProcDecl, rep: Reporter) -> None:
+    if s.emit and target.origin != "event":
+        rep.add("A0103", f"`emit` names an event, and `{s.proc}` is a "
+                f"{'trigger' if target.origin else 'procedure'}", s.span,
+                f"call a procedure without `emit`: `{s.proc}(...)`" if not target.origin else
+                "a trigger runs when its event is emitted")
+    elif not s.emit and target.origin == "event":
+        rep.add("A0103", f"`{s.proc}` is an event: it happens with `emit {s.proc}(...)`", s.span,
+                "write `emit` before it")
+    elif not s.emit and target.origin == "trigger":
+        rep.add("A0103", f"`{s.proc}` is a trigger: it runs when its event is emitted, and cannot be "
+                "called", s.span, "emit its event, or put the effects in a `proc` and call that")
 
 
 def link(items: list, rep: Reporter) -> list:
@@ -112,6 +126,12 @@ def link(items: list, rep: Reporter) -> list:
         return s
 
     map_items(items, check)
+    for it in items:   # events are emitted, triggers run by their events, procedures called
+        if isinstance(it, A.ProcDecl) and it.origin == "event":
+            continue
+        for s in A.walk(getattr(it, "body", ()) if isinstance(it, (A.ProcDecl, A.TriggerDecl)) else it):
+            if isinstance(s, A.CallStmt) and id(s) in known:
+                _kind_of_call(s, known[id(s)], rep)
     graph = {name: [c for c in calls_in(p.body) if id(c) in known] for name, p in procs.items()}
     cut = set()
     for name in procs:
@@ -119,6 +139,17 @@ def link(items: list, rep: Reporter) -> list:
         if found is not None and id(found[1]) not in cut:
             names, call = found
             cut.update(id(c) for n in names for c in graph[n] if c.proc in names)
+            evs = [n for n in names if procs[n].origin == "event"]
+            if evs:   # shown at an `emit` of the cycle (an event's own calls are not written)
+                call = next((c for n in names[:-1] for c in graph[n] if c.proc in names and c.emit), call)
+                ring = names[:-1]
+                i = ring.index(evs[0])
+                ring = ring[i:] + ring[:i] + [evs[0]]
+                rep.add("A0703", f"event `{evs[0]}` can set off itself: " + " -> ".join(
+                    f"{procs[n].origin or 'procedure'} `{n}`" for n in ring),
+                        call.span, "the triggers of an event may not emit it again, directly or through other "
+                        "events: split the event, or do the repeated part with `for`")
+                continue
             rep.add("A0701", f"procedure `{name}` calls itself: " + " -> ".join(f"`{n}`" for n in names),
                     call.span, "a procedure may not reach itself through its calls: repeat with `for` "
                     "over a collection, or split the procedure")

@@ -387,6 +387,7 @@ class CallStmt:
     span: Span = _span()
     params: tuple[str, ...] = field(default=(), compare=False, repr=False)
     body: tuple["Stmt", ...] = field(default=(), compare=False, repr=False)
+    emit: bool = field(default=False, metadata={"dump_if_set": True})   # written `emit E(args)`
 
 
 @dataclass(frozen=True)
@@ -524,6 +525,36 @@ class ProcDecl:
     name: str
     params: tuple[Param, ...]
     body: tuple["Stmt", ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+    origin: str = field(default="", metadata={"dump_if_set": True})   # "event"/"trigger": made from one
+
+
+@dataclass(frozen=True)
+class EventDecl:
+    """``event name(params)``: something that happens, which triggers answer."""
+    name: str
+    params: tuple[Param, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TriggerDecl:
+    """``trigger name on event(names) [from x in D] [when c] [optional [by p]
+    [when c2]] { body }``: effects run at each `emit` of the event, once per
+    item ``x`` of ``D`` (once without `from`) for which ``c`` holds; an
+    optional trigger (where ``c2`` holds) first asks ``p`` whether to use it."""
+    name: str
+    event: str
+    names: tuple[str, ...]
+    body: tuple["Stmt", ...]
+    var: Optional[str] = None
+    domain: Optional[Expr] = None
+    when: Optional[Expr] = None
+    optional: bool = False
+    by: Optional[Expr] = None
+    optional_when: Optional[Expr] = None
     notes: Notes = Notes()
     span: Span = _span()
 
@@ -826,7 +857,8 @@ class ExampleDecl:
 
 
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
-             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, TeamsDecl, StateDecl,
+             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, EventDecl, TriggerDecl,
+             TeamsDecl, StateDecl,
              SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl, ExampleDecl]
 
 

@@ -460,8 +460,19 @@ def generate(prog, text: str, file: str) -> list[Mutant]:
             g.rule_of(f"def {d.name}", d.notes.cites, ("def", d.name))
             g.expr(d.body)
     for pr in prog.procs.values():   # a procedure's effects, once (its calls share them)
-        g.rule_of(f"proc {pr.name}", pr.notes.cites, ("rules", "proc", pr.name))
-        g.stmts(pr.body)
+        if not pr.origin:
+            g.rule_of(f"proc {pr.name}", pr.notes.cites, ("rules", "proc", pr.name))
+            g.stmts(pr.body)
+    for t in prog.triggers.values():   # as written (its procedure is made from it: compiler/events)
+        g.rule_of(f"trigger {t.name}", t.notes.cites, ("rules", "trigger", t.name))
+        for e in (t.domain, t.by):
+            if e is not None:
+                g.expr(e)
+        for c in (t.when, t.optional_when):
+            if c is not None:
+                g.negate("condition negated", c, "the trigger's `when` negated")
+                g.expr(c)
+        g.stmts(t.body)
     if prog.teams is not None:
         g.rule_of("teams", prog.teams.notes.cites, ("rules", "teams", ""))
         g.expr(prog.teams.value)

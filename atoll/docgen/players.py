@@ -397,7 +397,7 @@ def terms(doc: SpecDoc) -> list[str]:
             continue
         of = f" (of {', '.join(emph(words(q.name)) for q in d.params)})" if d.params else ""
         out += [f"**{esc(words(d.name))}**{of}"] + indent(notes_block(doc, d.notes), 3)
-    for pr in doc.prog.procs.values():   # what a procedure does, named where the rules do it
+    for pr in doc.prog.procs.values():   # what a procedure, event or trigger does
         if not pr.notes.summary:
             continue
         of = f" (of {', '.join(emph(words(q.name)) for q in pr.params)})" if pr.params else ""

@@ -287,6 +287,12 @@ class Prose:
                     return None
                 rest = self.inside(**{s.name: term(s.name)}).effects(stmts[idx + 1:])
                 return None if rest is None else out + [line] + rest
+            elif isinstance(s, A.CallStmt) and s.emit:
+                args = [self.value(a) for a in s.args]
+                if None in args:
+                    return None
+                of = f" (of {', '.join(args)})" if args else ""
+                out.append(f"- Then: {term(s.proc)}{of} happens, and what answers it.")
             elif isinstance(s, A.CallStmt):   # named in the terms (players.terms)
                 args = [self.value(a) for a in s.args]
                 if None in args:
