@@ -109,6 +109,15 @@ CODES: dict[str, tuple[str, str, str]] = {
     "A0704": ("error", "optional trigger without a player",
               "An `optional` trigger asks a player whether to use it: the event has no `Player` "
               "parameter and the trigger names nobody with `optional by PLAYER`."),
+    "A0705": ("warning", "modifiers that may not commute",
+              "Two modifiers of one `def` might give another result if applied in the other order. They "
+              "apply in declaration order; the check knows that modifiers of the forms `value + c`, "
+              "`min2(value, c)` and `max2(value, c)` (whose test does not read `value`) commute with "
+              "their own kind, and warns about any other pair."),
+    "A0706": ("error", "bad modifier",
+              "A modifier must name the parameters of its `def` as the def declares them (the same "
+              "names, in order), and the def may not have a parameter named `value`, the name of the "
+              "result so far."),
 }
 
 
@@ -147,6 +156,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0702": "state the condition as a `when`, or move the choice into an action of its own",
     "A0703": "split the event, or do the repeated part with `for` over a collection",
     "A0704": "name who decides: `optional by PLAYER`",
+    "A0705": "keep modifiers of one kind, or state in their summaries which applies first",
+    "A0706": "name the parameters as the def declares them",
     "A0602": "copy the condition from the action's `when` (or `ensures`), or name one of its parameters",
 }
 

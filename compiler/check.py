@@ -617,11 +617,14 @@ def check_types(prog: Program, rep: Reporter) -> None:
     if prog.teams:
         c.expect(("list", ("list", T.INT)), c.expr(prog.teams.value, Ctx("teams", **static)),
                  prog.teams.value.span, "the teams")
+    bad_mods = check_effects.modifiers(c, prog, rep)
     for d in prog.defs.values():
         ctx = Ctx(f"function `{d.name}`")
         _no_duplicates([par.name for par in d.params], d.params, rep, "parameter")
         for par in d.params:
             ctx = ctx.bind(par.name, c.resolve(par.type))
+        if d.name in bad_mods:   # said at the modifier
+            continue
         c.expect(c.resolve(d.type), c.expr(d.body, ctx), d.body.span, f"the result of `{d.name}`")
     for v in prog.state.values():
         t = c.resolve(v.type)

@@ -30,6 +30,29 @@ def procs(c, prog, rep) -> None:
                         "chosen yet: state the condition as a `when`, or narrow the choice's domain")
 
 
+def modifiers(c, prog, rep) -> set:
+    """Each modifier's test and result, checked on their own (their def's body
+    holds them: see compiler/modifiers); the defs with a bad one."""
+    from atoll.compiler.check import Ctx
+    bad = set()
+    for m in prog.modifiers.values():
+        d = prog.defs.get(m.func)
+        if d is None:
+            continue
+        before = len(rep.errors)
+        want = c.resolve(d.type)
+        ctx = Ctx(f"modifier `{m.name}`")
+        for q in d.params:
+            ctx = ctx.bind(q.name, c.resolve(q.type))
+        ctx = ctx.bind("value", want)
+        if m.when is not None:
+            c.expect(T.BOOL, c.expr(m.when, ctx), m.when.span, f"the `when` of modifier `{m.name}`")
+        c.expect(want, c.expr(m.value, ctx), m.value.span, f"the result of modifier `{m.name}`")
+        if len(rep.errors) > before:
+            bad.add(m.func)
+    return bad
+
+
 def call(c, s: A.CallStmt, ctx, where: str):
     p = c.p.procs.get(s.proc)
     if p is None or len(p.params) != len(s.args):   # reported when the calls were linked

@@ -20,6 +20,7 @@ from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
 from atoll.compiler.events import desugar as desugar_events
+from atoll.compiler.modifiers import apply as apply_modifiers
 from atoll.compiler.procs import link as link_procs
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
@@ -230,7 +231,7 @@ def compile_spec(path, allow=()) -> Compiled:
     items = read_items(path, rep, sources, access=access)
     if items is None or rep.errors:
         raise SpecError(rep.items, sources)
-    items = link_procs(desugar_events(items, rep), rep)
+    items = link_procs(desugar_events(apply_modifiers(items, rep), rep), rep)
     prog = collect(items, str(path), sources, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)

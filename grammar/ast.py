@@ -560,6 +560,20 @@ class TriggerDecl:
 
 
 @dataclass(frozen=True)
+class ModifyDecl:
+    """``modify f(names) by name [when c] => e``: where ``c`` holds, the
+    result of the `def` ``f`` becomes ``e``, in which ``value`` is the result
+    so far. Modifiers of one def apply in declaration order."""
+    func: str
+    names: tuple[str, ...]
+    name: str
+    when: Optional[Expr]
+    value: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class TeamsDecl:
     value: Expr
     notes: Notes = Notes()
@@ -857,7 +871,7 @@ class ExampleDecl:
 
 
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
-             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, EventDecl, TriggerDecl,
+             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, EventDecl, TriggerDecl, ModifyDecl,
              TeamsDecl, StateDecl,
              SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl, ExampleDecl]
 

@@ -409,6 +409,11 @@ class _ToAst(Transformer):
                              by=opt[1] if opt else None, optional_when=opt[2] if opt else None,
                              notes=notes, span=_tok_span(self.file, name))
 
+    def modify_decl(self, meta, func, *rest):
+        *names, name, when, value, notes = rest
+        return A.ModifyDecl(str(func), tuple(str(n) for n in names if n is not None), str(name), when, value,
+                            notes, _tok_span(self.file, name))
+
     def teams_decl(self, meta, value, notes):
         return A.TeamsDecl(value, notes, self._s(meta))
 

@@ -301,3 +301,66 @@ def test_events_play_with_the_contract():
     from contracts import play
     seen = play(atoll.load(MARKET, players=3), 2, chance="explicit", every=5)
     assert seen["steps"] > 20
+
+
+# ---------------------------------------------------------------- rule modifiers
+
+TOLL = Path(__file__).parent / "good" / "toll_modifiers.atoll"
+
+MODS = """
+def cost(p: Player, k: int): int = k + 1
+modify cost(p, k) by cap when size(log[p]) > 0 => min2(value, 2)
+modify cost(p, k) by cheap when k == 1 => min2(value, 1)
+modify cost(p, k) by LAST
+phase play_ { action go(k: int in [1, 2, 3]) { n[me] = n[me] + cost(me, k)  log[me] = log[me] + [k] end phase } }
+"""
+
+
+def test_modifiers_apply_in_order_where_their_test_holds(tmp_path):
+    p = spec(tmp_path, MODS.replace("LAST", "tax when k == 3 => value + 1"))
+    comp = pipeline.compile_spec(p)
+    assert [d.code for d in comp.diagnostics] == ["A0705", "A0705"]   # `tax` after two `min2`s
+    g = atoll.load(p)
+    st = g.new_initial_state(0)
+    for k in (3, 3, 3):   # 4, then `tax` 5, for each player; player 0 again: capped at 2, then `tax` 3
+        st.apply_action(next(a for a in st.legal_actions() if a.params == (k,)))
+    assert st.S[1] == (5 + 3, 5)
+
+
+def test_modifiers_of_one_kind_commute_without_a_warning(tmp_path):
+    p = spec(tmp_path, MODS.replace("LAST", "floor when k == 3 => min2(value, 3)"))
+    assert pipeline.compile_spec(p).diagnostics == []
+
+
+def test_a_modifier_has_its_exact_meaning_for_z3(tmp_path):
+    """The induction reads the def with its modifier folded in: a modifier
+    that keeps each step's cost at 2 or more proves the invariant, one that
+    lowers it to 1 breaks it."""
+    body = """
+def cost(p: Player, k: int): int = k + 1
+modify cost(p, k) by edge when k == 1 => CHANGE
+phase play_ { action go(k: int in [1, 2, 3]) { n[me] = n[me] + cost(me, k) - 2 end phase } }
+property no_fall invariant all(n[p] >= 0 for p in players)
+"""
+    ok = {r.property: r for r in run(str(spec(tmp_path, body.replace("CHANGE", "max2(value, 2)"), "a.atoll")),
+                                     games=5)}["no_fall"]
+    assert ok.verdict == V.PROVED and "induction" in ok.method, (ok.method, ok.detail)
+    bad = {r.property: r for r in run(str(spec(tmp_path, body.replace("CHANGE", "min2(value, 1)"), "b.atoll")),
+                                      games=5)}["no_fall"]
+    assert bad.verdict == V.VIOLATED
+
+
+def test_modifier_mutants_docs_and_the_base_rule_as_written():
+    from atoll.verify import mutants as MT
+    from atoll.docgen import editions, rulebook
+    comp = pipeline.compile_spec(TOLL)
+    text = comp.program.sources[str(TOLL)]
+    ms = MT.generate(comp.program, text, str(TOLL))
+    assert {"modify season_pass", "modify mountain", "def toll"} <= {m.rule for m in ms}
+    base = [m for m in ms if m.rule == "def toll"]
+    assert base and all(m.apply(text).count("modify toll") == 3 for m in base)   # the modifiers untouched
+    doc = rulebook.load(TOLL)
+    designer = editions.designer_edition(doc, editions.Context())
+    assert "- modified by ``season_pass`` when :atoll:`size(passes[p]) > 0`" in designer
+    players = editions.players_edition(doc, editions.Context())
+    assert "Changed by *season pass*: A season pass caps" in players

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from atoll.compiler.modifiers import base_body
 from atoll.grammar import ast as A
 
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -457,8 +458,15 @@ def generate(prog, text: str, file: str) -> list[Mutant]:
             g.expr(c.value)
     for d in prog.defs.values():
         if d.name in rules:
+            mods = [m for m in prog.modifiers.values() if m.func == d.name]
             g.rule_of(f"def {d.name}", d.notes.cites, ("def", d.name))
-            g.expr(d.body)
+            g.expr(base_body(d, len(mods)))   # as written (its modifiers are folded into its body)
+            for m in mods:
+                g.rule_of(f"modify {m.name}", m.notes.cites, ("def", d.name))
+                if m.when is not None:
+                    g.negate("condition negated", m.when, "the modifier's `when` negated")
+                    g.expr(m.when)
+                g.expr(m.value)
     for pr in prog.procs.values():   # a procedure's effects, once (its calls share them)
         if not pr.origin:
             g.rule_of(f"proc {pr.name}", pr.notes.cites, ("rules", "proc", pr.name))

@@ -90,6 +90,10 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
             out += [code(sig), ""] + indent(notes_block(doc, d.notes,
                                                             "*(no description)*"), 3)
             out += code_block(doc.excerpt(d))
+            for m in (m for m in p.modifiers.values() if m.func == d.name):   # in the order they apply
+                out += [f"- modified by {code(m.name)}" + (f" when {lit(doc.text(m.when.span))}" if m.when
+                                                          else "") + f": {lit(doc.text(m.value.span))}", ""]
+                out += indent(notes_block(doc, m.notes) + code_block(doc.excerpt(m)), 2)
     if any(not pr.origin for pr in p.procs.values()):
         out += heading("Procedures", "-")
         for pr in (pr for pr in p.procs.values() if not pr.origin):

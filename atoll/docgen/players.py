@@ -397,6 +397,8 @@ def terms(doc: SpecDoc) -> list[str]:
             continue
         of = f" (of {', '.join(emph(words(q.name)) for q in d.params)})" if d.params else ""
         out += [f"**{esc(words(d.name))}**{of}"] + indent(notes_block(doc, d.notes), 3)
+        for m in (m for m in doc.prog.modifiers.values() if m.func == d.name and m.notes.summary):
+            out += indent([f"- Changed by *{esc(words(m.name))}*: {esc(m.notes.summary)}", ""], 3)
     for pr in doc.prog.procs.values():   # what a procedure, event or trigger does
         if not pr.notes.summary:
             continue
