@@ -164,7 +164,8 @@ def test_a_choice_is_a_move_for_every_reader_of_actions(tmp_path):
     g = atoll.load(spec(tmp_path, CHOICE))
     st = play_to(g.new_initial_state(0))
     a = st.legal_actions()[0]
-    assert render.move_label(g, a).startswith("choose k(k=")
+    assert render.move_label(g, a) == f"choose k = {a.params[0]}"
+    assert render.action_text(g, st, a) == f"choose k = {a.params[0]}"
     assert "choice inside the effect of `go`" in terminal.why(g, st, a)
     assert str(a).startswith("player 1 chooses k = ")
 
@@ -364,3 +365,18 @@ def test_modifier_mutants_docs_and_the_base_rule_as_written():
     assert "- modified by ``season_pass`` when :atoll:`size(passes[p]) > 0`" in designer
     players = editions.players_edition(doc, editions.Context())
     assert "Changed by *season pass*: A season pass caps" in players
+
+
+def test_verify_is_honest_where_play_waits_for_a_choice(tmp_path):
+    """A probability over named actions that stops at a choice is UNKNOWN
+    (the player's choice is not chance), never a verdict on the state before
+    the effect; a worked example that reaches one fails and says why."""
+    p = spec(tmp_path, CHOICE + """
+property after_go probability(n[0] > 2 by go()) >= 1/2
+example goes { play go()  expect n[0] > 0 }
+""")
+    got = {r.property: r for r in run(str(p), games=5)}
+    assert got["after_go"].verdict == V.UNKNOWN
+    assert "choice inside an effect" in got["after_go"].detail["reason"]
+    assert got["goes"].verdict == V.FAILED
+    assert "cannot make a choice inside an effect" in str(got["goes"].detail)
