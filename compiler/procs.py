@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from atoll.compiler.limits import MAX_CALL_DEPTH, MAX_EXPANDED
 from atoll.diagnostics import Reporter, did_you_mean
 from atoll.grammar import ast as A
 
@@ -171,5 +172,60 @@ def link(items: list, rep: Reporter) -> list:
         return filled[name]
 
     out = map_items(items, fill)
-    return [filled_proc(it.name) if isinstance(it, A.ProcDecl) and procs.get(it.name) is it else it
-            for it in out]
+    out = [filled_proc(it.name) if isinstance(it, A.ProcDecl) and procs.get(it.name) is it else it
+           for it in out]
+    _within_limits(out, rep)
+    return out
+
+
+def _within_limits(items, rep: Reporter) -> None:
+    """A chain of calls at most ``MAX_CALL_DEPTH`` deep; an effect with its
+    calls expanded at most ``MAX_EXPANDED`` statements (A0005). Counted with
+    one visit per procedure, so a spec past them is refused at once."""
+    depth: dict = {}
+    size: dict = {}
+
+    def measure(stmts):
+        """(statements with the calls expanded, deepest chain of calls), of ``stmts``."""
+        n, d = 0, 0
+        for s in stmts:
+            n += 1
+            if isinstance(s, A.If):
+                for b in (s.then, s.else_):
+                    k, e = measure(b)
+                    n, d = n + k, max(d, e)
+            elif isinstance(s, A.For):
+                k, e = measure(s.body)
+                n, d = n + k, max(d, e)
+            elif isinstance(s, A.CallStmt) and s.body:
+                key = id(s.body)
+                if key not in size:
+                    size[key], depth[key] = 0, 0   # (the graph is acyclic once linked)
+                    k, e = measure(s.body)
+                    size[key], depth[key] = k, e + 1
+                n, d = n + size[key], max(d, depth[key])
+            if n > MAX_EXPANDED:
+                return n, d
+        return n, d
+
+    for it in items:
+        for name, body, span in _effects(it):
+            n, d = measure(body)
+            if d > MAX_CALL_DEPTH or n > MAX_EXPANDED:
+                what = (f"calls nested {d} deep (at most {MAX_CALL_DEPTH})" if d > MAX_CALL_DEPTH else
+                        f"more than {MAX_EXPANDED:,} statements once its calls are expanded")
+                rep.add("A0005", f"the spec is too complex for the compiler ({name}: {what})", span,
+                        "every analysis follows each call: call fewer procedures from one another, or "
+                        "fold repeated work into a `for`; the limits are in docs/language.md")
+                return
+
+
+def _effects(it):
+    if isinstance(it, A.SetupDecl):
+        yield "the setup", it.body, it.span
+    elif isinstance(it, A.PhaseDecl):
+        yield f"phase `{it.name}`", it.enter + it.auto, it.span
+        for a in it.actions:
+            yield f"action `{a.name}`", a.body, a.span
+    elif isinstance(it, A.ProcDecl):
+        yield f"{it.origin or 'procedure'} `{it.name}`", it.body, it.span

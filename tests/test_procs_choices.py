@@ -380,3 +380,16 @@ example goes { play go()  expect n[0] > 0 }
     assert "choice inside an effect" in got["after_go"].detail["reason"]
     assert got["goes"].verdict == V.FAILED
     assert "cannot make a choice inside an effect" in str(got["goes"].detail)
+
+
+def test_a_loop_over_a_collection_known_by_size_havocs_what_its_calls_write(tmp_path):
+    """A `for` the abstraction cannot unroll lets its body write anything: that
+    includes what a procedure called in it writes (never PROVED wrongly)."""
+    body = """
+proc drop(q: Player) { n[q] = n[q] - 1 }
+proc reset() { for q in players { n[q] = 0 } }
+phase play_ { action go() { reset() for x in log[me] { drop(me) } log[me] = log[me] + [1] end phase } }
+property non_negative invariant all(n[p] >= 0 for p in players)
+"""
+    got = {r.property: r for r in run(str(spec(tmp_path, body)), games=20)}["non_negative"]
+    assert got.verdict == V.VIOLATED
