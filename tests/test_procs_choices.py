@@ -393,3 +393,24 @@ property non_negative invariant all(n[p] >= 0 for p in players)
 """
     got = {r.property: r for r in run(str(spec(tmp_path, body)), games=20)}["non_negative"]
     assert got.verdict == V.VIOLATED
+
+
+def test_a_simultaneous_phase_may_call_a_procedure_on_its_own_player(tmp_path):
+    """A call with `me` writes the player's own entries (allowed in a
+    simultaneous stage); with another player, the checker still refuses it."""
+    text = """
+game g { title: "G" players: 2..2 }
+state { player bid: int = 0 visible owner  player shown: int = 0 visible all }
+proc set_bid(p: Player, k: int) { let q = p  bid[p] = k }
+flow { round { simultaneous in players: bidding  turns in [0]: reveal } }
+phase bidding { action put(k: int in [1, 2]) { set_bid(WHO, k) end phase } }
+phase reveal { auto { for p in players { shown[p] = shown[p] + bid[p] } } }
+ending e after_round when current_round >= 2 => rank p by shown[p]
+"""
+    ok = tmp_path / "ok.atoll"
+    ok.write_text(text.replace("WHO", "me"))
+    assert pipeline.compile_spec(ok).diagnostics == []
+    bad = tmp_path / "bad.atoll"
+    bad.write_text(text.replace("WHO", "(me + 1) % 2"))
+    with pytest.raises(atoll.SpecError, match="their own `bid"):
+        pipeline.compile_spec(bad)
