@@ -37,8 +37,6 @@ def wait_for_choice(game, st, e, action, forced, choices, X) -> None:
     if type(e.player) is not int or not 0 <= e.player < n:
         raise ModelError(f"evaluating {game._where}: a rule asks player {e.player!r} to choose "
                          f"`{e.name}`, and the seats are 0 to {n - 1}")
-    if action is None:   # pragma: no cover - the checker keeps `choose` out of the setup
-        raise ModelError("the setup asks a player to choose")
     st.choosing = (e.player, tuple(e.options), e.elem_type, e.name, action,
                    None if forced is None else list(forced))
     st.chosen = list(choices or [])
@@ -62,9 +60,11 @@ def choice_spec(game, st):
         kind = f"choose {name}"
         while kind in game.action_by_name:   # the same name chosen with another type
             kind += "'"
-        cites = action[0].cites or game.phases[action[0].phase].cites
-        spec = ActionSpec(len(game.actions) + len(table), kind, action[0].phase, ((name, t),), (), (),
-                          cites, f"A choice inside the effect of `{action[0].name}`: `{name}`.")
+        phase = st.phase() if action is None else action[0].phase   # (no action: the flow's first steps)
+        cites = (() if action is None else action[0].cites) or game.phases[phase].cites
+        what = "the start of the game" if action is None else f"`{action[0].name}`"
+        spec = ActionSpec(len(game.actions) + len(table), kind, phase, ((name, t),), (), (),
+                          cites, f"A choice inside the effect of {what}: `{name}`.")
         table[key] = spec
         game.action_by_name[kind] = spec
     return spec
@@ -91,6 +91,6 @@ def apply_choice(game, st, action) -> None:
                             f"one of legal_actions() (one per choice)")
     act, forced = st.choosing[4], st.choosing[5]
     game._transact(st, act, forced, st.chosen + [match.params[0]])
-    if st.pending is not None:
+    if st.pending is not None and act is not None:
         st.pending = (game._action_id(act[0], act[1], act[2] if len(act) > 2 else None),) + st.pending[1:]
     st._hist.append(match.id)

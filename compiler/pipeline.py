@@ -538,7 +538,11 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             "notes": {v.name: v.notes.summary for v in prog.state.values()},
             "ending_notes": {en.name: en.notes.summary for en in prog.endings.values()},
             # the `if` branches described in words, by number (the events of traces and play)
-            "branch_notes": tuple(words for _, words in prog.branch_notes())}
+            "branch_notes": tuple(words for _, words in prog.branch_notes()),
+            # some effect asks a player to choose (the first phase's `on enter` may, while the
+            # setup is still under way: a save may then wait with no player in a stage yet)
+            "chooses": any(isinstance(n, A.Choose) for n in A.walk(tuple(prog.procs.values())
+                                                                   + tuple(prog.phases.values())))}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

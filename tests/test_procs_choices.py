@@ -414,3 +414,30 @@ ending e after_round when current_round >= 2 => rank p by shown[p]
     bad.write_text(text.replace("WHO", "(me + 1) % 2"))
     with pytest.raises(atoll.SpecError, match="their own `bid"):
         pipeline.compile_spec(bad)
+
+
+def test_a_choice_while_the_game_starts_waits_saves_and_is_searched(tmp_path):
+    """The first phase's `on enter` runs while the setup is under way: its
+    choice waits like any other (before: a model error at the start)."""
+    p = tmp_path / "enter.atoll"
+    p.write_text("""
+game e { title: "E" players: 2..2 }
+state { player n: int = 0 visible all }
+flow { round { turns in players: play_ } }
+phase play_ {
+  on enter { if current_round == 1 { choose k: int in [1, 2, 3] by me  n[me] = k } }
+  action go() { n[me] = n[me] + 1 end phase }
+}
+ending over immediately when any(n[p] >= 6 for p in players) => rank p by n[p]
+property small invariant all(n[p] <= 7 for p in players)
+""")
+    g = atoll.load(p)
+    st = g.new_initial_state(0)
+    assert st.current_player() == 0 and len(st.legal_actions()) == 3 and st.S[1] == (0, 0)
+    assert g.state_from_json(st.to_json()) == st
+    assert state_key(g, st) != state_key(g, play_to(st.clone(), lambda legal: legal[1]))
+    st.apply_action(st.legal_actions()[2])
+    assert st.S[1] == (3, 0) and [a.kind for a in st.legal_actions()] == ["go"]
+    assert g.state_from_json(st.to_json()) == st
+    r = {r.property: r for r in run(str(p), games=10)}["small"]
+    assert r.verdict in (V.PROVED,) or r.verdict.startswith(("HOLDS", "NO VIOLATION")), r.verdict

@@ -97,7 +97,10 @@ def state_key(game, st):
 
 
 def _action_key(action):
-    """The action tuple of a pending choice: (action index, parameters[, player])."""
+    """The action tuple of a pending choice: (action index, parameters[, player]);
+    None for a choice asked while the game starts (the flow's first steps)."""
+    if action is None:
+        return None
     return (action[0].index, _freeze(action[1])) + tuple(action[2:])
 
 
