@@ -221,6 +221,15 @@ def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=N
         comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     game = pipeline.instantiate(comp, n, opts)
+    from atoll.verify import playbook   # the games of play-based checks, played once for all
+    playbook.plan(game, [prog.properties[name] for name in names], games, seed, str(spec_path))
+    try:
+        return _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result)
+    finally:
+        playbook.forget(game)
+
+
+def _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result):
     out = []
     for name in names:
         pr = prog.properties[name]
