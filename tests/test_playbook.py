@@ -77,7 +77,7 @@ def test_each_property_gets_the_run_it_gets_alone(game, record):
             ("stays", "ok"), ("reached", "violation"), ("never", "ok")} <= outcomes
 
 
-@pytest.mark.parametrize("states", [3000, 40])   # 40: the searches decide little, play decides
+@pytest.mark.parametrize("states", [40])   # the searches decide little: play decides
 def test_a_shared_check_is_the_check_alone(game, monkeypatch, states):
     from atoll.verify import play
     monkeypatch.setattr(play, "MAX_STATES", states)
@@ -103,3 +103,32 @@ def test_the_joint_search_is_dropped_when_a_property_fails(game):
     assert set(b._joint(30.0)) == {"stays"}   # alone, it is shared
     b.uniform = {"stays": [], "fails_late": []}
     assert b._joint(30.0) == {}   # a failing game: each property searches alone
+
+
+def test_verify_matrix_on_dask_gives_the_local_verdicts(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    import json
+    from atoll.cli import main
+    from test_matrix_sharing import SPEC as SMALL
+    p = tmp_path / "g.atoll"
+    p.write_text(SMALL)
+    only = ["--property", "pure", "--property", "behaviour", "--games", "4"]
+    main(["verify", str(p), "--matrix", "--json", "--jobs", "1", *only])
+    local = json.loads(capsys.readouterr().out)["results"]
+    main(["verify", str(p), "--matrix", "--json", "--jobs", "1", "--dask", "local", *only])
+    dask = json.loads(capsys.readouterr().out)["results"]
+    key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
+    assert [(key(r), r["verdict"], r["method"]) for r in local] == \
+           [(key(r), r["verdict"], r["method"]) for r in dask]
+
+
+def test_verify_dask_needs_the_matrix_and_a_scheduler(tmp_path, capsys):
+    import json
+    from atoll.cli import main
+    p = tmp_path / "g.atoll"
+    p.write_text(SPEC)
+    assert main(["verify", str(p), "--json", "--dask", "local"]) == 2
+    assert "--matrix" in json.loads(capsys.readouterr().out)["error"]["message"]
+    assert main(["verify", str(p), "--matrix", "--json", "--dask", "tcp://127.0.0.1:9",
+                 "--dask-timeout", "0.5"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"

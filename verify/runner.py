@@ -121,13 +121,16 @@ def applies(comp, game, pr) -> bool:
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
         games: int = 100, timeout_ms: int = 20_000, progress=None,
-        examples: bool = True, jobs: int = 1) -> list[V.Result]:
+        examples: bool = True, jobs: int = 1, dask: Optional[str] = None,
+        dask_timeout: float = 10.0) -> list[V.Result]:
     """Every property in every configuration asked for. In a matrix, a
     check whose verdict cannot differ between two configurations (it reads
     neither the options nor the player count that tell them apart: see
     ``verify.matrix``) runs once and the other configurations share its
     result; with ``jobs`` > 1 the configurations run in that many processes
-    (the same verdicts, for the same seed)."""
+    (the same verdicts, for the same seed); with ``dask`` (``"local"`` or a
+    scheduler's address) they run on Dask, ``jobs`` workers for a local
+    cluster (``atoll.dask_verify``)."""
     comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     props = list(prog.properties.values())
@@ -171,9 +174,21 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             progress(done[0], total, name)
 
     tasks = [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
-    if jobs > 1 and len(tasks) > 1:
+    if dask is not None:
+        import concurrent.futures as cf
+        from atoll import simulation
+        from atoll.dask_verify import dask_pool
+        bundle = simulation.spec_bundle(spec_path)
+        with dask_pool(dask, jobs if dask == "local" else None, dask_timeout) as pool:
+            futs = [pool.submit(run_task, (bundle, *args, n, opts, names)) for n, opts, names in tasks]
+            for f in cf.as_completed(futs):
+                for r in f.result():
+                    computed[(r.property, r.players, _frozen(r.options))] = r
+                    tick(r.property)
+    elif jobs > 1 and len(tasks) > 1:
         import concurrent.futures as cf
         import multiprocessing
+        _FORKED[str(spec_path)] = comp   # the workers fork with it: no compiling again
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
             futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
             for f in cf.as_completed(futs):
@@ -215,10 +230,37 @@ def _shared(prog, first: V.Result, n: int, opts: dict, axes) -> V.Result:
                                method=f"{first.method} (shared)")
 
 
+def run_task(task):
+    """A Dask task: one configuration of a bundled spec (compiled on the
+    worker; ``spec_path`` only names it in counterexamples, as locally)."""
+    bundle, spec_path, games, seed, timeout_ms, axes, n, opts, names = task
+    return _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names,
+                       comp=_compiled(bundle))
+
+
+_BUNDLES: dict = {}
+_FORKED: dict = {}   # spec path -> the compiled spec a forked worker inherits
+
+
+def _compiled(bundle):
+    """A bundled spec compiled once per worker process."""
+    comp = _BUNDLES.get(bundle.digest)
+    if comp is None:
+        import tempfile
+        from pathlib import Path
+        with tempfile.TemporaryDirectory(prefix="atoll-spec-") as d:
+            for rel, text in bundle.files:
+                f = Path(d, rel)
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_text(text, encoding="utf-8")
+            comp = _BUNDLES[bundle.digest] = pipeline.compile_spec(Path(d, bundle.root), allow=[d])
+    return comp
+
+
 def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=None, on_result=None):
     """The checks ``names`` in one configuration (in a worker process, or here)."""
     if comp is None:
-        comp = pipeline.compile_spec(spec_path)
+        comp = _FORKED.get(str(spec_path)) or pipeline.compile_spec(spec_path)
     prog = comp.program
     game = pipeline.instantiate(comp, n, opts)
     from atoll.verify import playbook   # the games of play-based checks, played once for all
