@@ -106,7 +106,7 @@ def test_the_joint_search_is_dropped_when_a_property_fails(game):
 
 
 def test_verify_matrix_on_dask_gives_the_local_verdicts(tmp_path, capsys):
-    pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed", reason="the Dask path needs atoll[dask]")
     import json
     from atoll.cli import main
     from test_matrix_sharing import SPEC as SMALL
@@ -115,7 +115,9 @@ def test_verify_matrix_on_dask_gives_the_local_verdicts(tmp_path, capsys):
     only = ["--property", "pure", "--property", "behaviour", "--games", "4"]
     main(["verify", str(p), "--matrix", "--json", "--jobs", "1", *only])
     local = json.loads(capsys.readouterr().out)["results"]
-    main(["verify", str(p), "--matrix", "--json", "--jobs", "1", "--dask", "local", *only])
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        main(["verify", str(p), "--matrix", "--json", "--dask", cluster.scheduler_address, *only])
     dask = json.loads(capsys.readouterr().out)["results"]
     key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
     assert [(key(r), r["verdict"], r["method"]) for r in local] == \
