@@ -122,7 +122,7 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
         games: int = 100, timeout_ms: int = 20_000, progress=None,
         examples: bool = True, jobs: int = 1, dask: Optional[str] = None,
-        dask_timeout: float = 10.0) -> list[V.Result]:
+        dask_timeout: float = 10.0, by_config: Optional[list] = None) -> list[V.Result]:
     """Every property in every configuration asked for. In a matrix, a
     check whose verdict cannot differ between two configurations (it reads
     neither the options nor the player count that tell them apart: see
@@ -130,7 +130,9 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
     result; with ``jobs`` > 1 the configurations run in that many processes
     (the same verdicts, for the same seed); with ``dask`` (``"local"`` or a
     scheduler's address) they run on Dask, ``jobs`` workers for a local
-    cluster (``atoll.dask_verify``)."""
+    cluster (``atoll.dask_verify``). ``by_config``, a list, receives
+    (players, options, results) for each configuration, the examples
+    included in each (as a run of that configuration alone has them)."""
     comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     props = list(prog.properties.values())
@@ -200,15 +202,24 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             for r in _run_config(*args, n, opts, names, comp=comp, on_result=lambda r: tick(r.property)):
                 computed[(r.property, r.players, _frozen(r.options))] = r
     for n, opts, game_opts, todo in plan:
+        mine = []
         for name, own in todo:
             if own is None:
-                results.append(computed[(name, n, _frozen(game_opts))])
+                mine.append(computed[(name, n, _frozen(game_opts))])
                 continue
             first = computed[(name, own[0], _frozen(own[1]))]
-            results.append(_shared(prog, first, n, game_opts, axes))
+            mine.append(_shared(prog, first, n, game_opts, axes))
+        results.append((n, opts, mine))
+    if by_config is not None:
+        by_config.extend(results)
+    results = [r for *_, mine in results for r in mine]
     if examples:   # once: each example sets its own players and options
         from atoll.verify.examples import run_examples
-        results += run_examples(comp, set(only) if only else None)
+        ran = run_examples(comp, set(only) if only else None)
+        if by_config is not None:
+            for *_, mine in by_config:
+                mine.extend(ran)
+        results += ran
     return results
 
 
