@@ -66,8 +66,12 @@ class _Watch:
                 problem = f"the measure is negative ({self.last_measure}) at the start"
         return problem
 
-    def after(self, state, steps: int) -> Optional[str]:
+    def after(self, state, steps: int, by_kind=None) -> Optional[str]:
         chk = self.chk
+        if by_kind is not None and chk.pr.kind == "action_invariant":
+            if state.is_terminal() or state.is_chance_node():
+                return None
+            return chk.bad_action(state, by_kind())
         if not self.terminates:
             return chk.check(state)
         key = chk.step_key(state, steps)
@@ -199,9 +203,18 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         actions.append(a.id)
         steps += 1
         still = []
+        grouped = None
+
+        def by_kind():   # the legal actions by kind, once per state for every action invariant
+            nonlocal grouped
+            if grouped is None:
+                grouped = {}
+                for x in state.legal_actions():
+                    grouped.setdefault(x.kind, []).append(x)
+            return grouped
         for w in active:
             try:
-                problem = w.after(state, steps)
+                problem = w.after(state, steps, by_kind)
             except PropertyError as e:
                 finish(w, "error", str(e))
                 continue
