@@ -407,6 +407,8 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence, book
     # simulate's games, seeds seed .. seed + games - 1: played once for every
     # property of the configuration when a book was planned (verify.playbook)
     shared = book.uniform_runs(pr.name, play_seconds) if book is not None else None
+    if shared is not None:   # the shared games (of every property) do not eat this one's budget
+        chk.deadline = time.perf_counter() + play_seconds
     for i in range(games if shared is None else len(shared)):
         if shared is None and i and time.perf_counter() > chk.deadline:
             break
