@@ -134,3 +134,23 @@ def test_verify_dask_needs_the_matrix_and_a_scheduler(tmp_path, capsys):
     assert main(["verify", str(p), "--matrix", "--json", "--dask", "tcp://127.0.0.1:9",
                  "--dask-timeout", "0.5"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"
+
+
+def test_induction_follows_setup_once_per_game(game, monkeypatch):
+    """Every invariant's base case starts from the same abstract setup,
+    followed once per game; the verdicts are those of following it each time."""
+    from atoll.verify import induction
+    g, _, prog = game
+    props = [prog.properties[n] for n in ("stays", "fails_at_once")]
+    fresh = []
+    for pr in props:
+        induction._SETUPS.pop(g, None)
+        fresh.append(induction.check_induction(prog, g, pr, 5000))
+    calls = []
+    real = induction.Abstraction.before_setup
+    monkeypatch.setattr(induction.Abstraction, "before_setup",
+                        lambda self, cons: calls.append(1) or real(self, cons))
+    induction._SETUPS.pop(g, None)
+    kept = [induction.check_induction(prog, g, pr, 5000) for pr in props]
+    assert kept == fresh and fresh[1][1]["step"] == "setup"
+    assert len(calls) == 1
