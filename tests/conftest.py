@@ -1,4 +1,4 @@
-import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import importlib.util, sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 import pytest
 
@@ -20,16 +20,26 @@ def verify_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("verify-cache")
 
 
-# Run in parallel (README: `pytest -n auto --dist loadgroup`), the tests of a
-# module stay together, so that a module's fixtures are built once; and the
-# shipped specs' verification (test_specs) and the docs site that shows its
-# verdicts (test_sphinx_site) share one worker, hence one `verify_cache`.
+# Run in parallel (README: `pytest -n auto --dist loadfile`), the tests of a
+# module stay in one process, so that a module's fixtures are built once; and
+# the shipped specs' verification (test_specs) and the docs site that shows
+# its verdicts (test_sphinx_site) share one process, hence one
+# `verify_cache`. That pair is the longest piece of work: it goes first.
 _SHARE_VERIFY = {"test_specs.py", "test_sphinx_site.py"}
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            name = item.path.name
-            item.add_marker(pytest.mark.xdist_group("verify" if name in _SHARE_VERIFY else name))
+    items.sort(key=lambda item: item.path.name not in _SHARE_VERIFY)   # stable: the rest keep their order
+
+
+if importlib.util.find_spec("xdist") is not None:
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadFileScheduling
+
+        class FilesAndTheVerifyPair(LoadFileScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                path = nodeid.split("::", 1)[0]
+                return "verify" if pathlib.Path(path).name in _SHARE_VERIFY else path
+        return FilesAndTheVerifyPair(config, log)
