@@ -355,9 +355,15 @@ def _verify_one(args, spec: str, tree: Optional[Path] = None):
         with files.trusted([tree] if tree else []):
             jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1) if args.matrix else 1
             results = run(spec, args.players, _options(args.option), args.matrix, args.property,
-                          args.seed, args.games, int(args.timeout * 1000), progress, jobs=jobs)
+                          args.seed, args.games, int(args.timeout * 1000), progress, jobs=jobs,
+                          dask=args.dask, dask_timeout=args.dask_timeout)
     except SpecError as e:
         raise spec_failure(e) from None
+    except Exception as e:
+        from atoll.dask_sim import DaskSetupError
+        if isinstance(e, DaskSetupError):
+            raise CliError(str(e), 2, "dask") from None
+        raise
     prog.update(prog.total)
     return results
 
@@ -367,6 +373,9 @@ def cmd_verify(args) -> int:
     _at_least("--games", args.games, 0)
     if args.jobs is not None:
         _at_least("--jobs", args.jobs, 1)
+    if args.dask is not None and not args.matrix:
+        _usage_error("--dask goes with --matrix (each configuration is one task)")
+    _positive("--dask-timeout", args.dask_timeout)
     _positive("--timeout", args.timeout)
     _options(args.option)
     if not Path(args.spec).is_dir():
@@ -564,6 +573,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --matrix: configurations checked in N processes at once (default: the "
                         "number of cores); the verdicts are the same as with 1")
+    p.add_argument("--dask", metavar="local|ADDRESS",
+                   help="with --matrix: check the configurations on Dask, one task each: `local` "
+                        "starts a local cluster of --jobs workers, an address such as "
+                        "tcp://HOST:8786 uses a running scheduler (needs atoll[dask]); the "
+                        "verdicts are the same as locally")
+    p.add_argument("--dask-timeout", type=float, default=10.0, metavar="S",
+                   help="with --dask: seconds to wait for the scheduler and a worker (default 10)")
     p.add_argument("--games", type=int, default=100,
                    help="games per property checked by play (default 100; 0: bounded exhaustive "
                         "search only, verdict HOLDS UP TO k)")

@@ -94,6 +94,30 @@ CODES: dict[str, tuple[str, str, str]] = {
               "An `expect illegal ACTION because ...` must name a rule of that action: one of its "
               "`when` or `ensures` conditions, written as in the action, or one of its parameters "
               "(whose choices leave the value out)."),
+    "A0701": ("error", "procedure calls itself",
+              "A procedure reaches itself through its calls (directly or through other procedures). "
+              "Procedures are run by expanding their calls, so the call graph must be acyclic: every "
+              "effect is then a finite tree of statements that the analyses can follow."),
+    "A0702": ("error", "choice that cannot be asked",
+              "A `choose` inside an effect that is run before anyone may choose: an action with an "
+              "`ensures` (tested on its effect before it is taken) asks a player to choose, or the setup "
+              "(before the flow has any player to ask) does."),
+    "A0703": ("error", "event that sets off itself",
+              "The triggers of an event emit it again, directly or through other events (or procedures). "
+              "Events resolve at their `emit`, depth first, so the event graph must be acyclic for every "
+              "cascade of triggers to end."),
+    "A0704": ("error", "optional trigger without a player",
+              "An `optional` trigger asks a player whether to use it: the event has no `Player` "
+              "parameter and the trigger names nobody with `optional by PLAYER`."),
+    "A0705": ("warning", "modifiers that may not commute",
+              "Two modifiers of one `def` might give another result if applied in the other order. They "
+              "apply in declaration order; the check knows that modifiers of the forms `value + c`, "
+              "`min2(value, c)` and `max2(value, c)` (whose test does not read `value`) commute with "
+              "their own kind, and warns about any other pair."),
+    "A0706": ("error", "bad modifier",
+              "A modifier must name the parameters of its `def` as the def declares them (the same "
+              "names, in order), and the def may not have a parameter named `value`, the name of the "
+              "result so far."),
 }
 
 
@@ -128,6 +152,12 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0503": "split the file, or keep only what the rules need",
     "A0504": "flatten the data",
     "A0601": "choose what the game declares: its player range, its options' values, a phase where a player decides",
+    "A0701": "repeat with `for` over a collection instead of a call, or split the procedure",
+    "A0702": "state the condition as a `when`, or move the choice into an action of its own",
+    "A0703": "split the event, or do the repeated part with `for` over a collection",
+    "A0704": "name who decides: `optional by PLAYER`",
+    "A0705": "keep modifiers of one kind, or state in their summaries which applies first",
+    "A0706": "name the parameters as the def declares them",
     "A0602": "copy the condition from the action's `when` (or `ensures`), or name one of its parameters",
 }
 
@@ -171,7 +201,9 @@ class Reporter:
     def add(self, code: str, message: str, span: Optional[Span] = None, hint: str = "",
             notes: tuple[str, ...] = ()) -> None:
         assert code in CODES, code
-        self.items.append(Diagnostic(code, message, span, hint, notes))
+        d = Diagnostic(code, message, span, hint, notes)
+        if d not in self.items:   # a rule checked twice (a trigger's body, see compiler/events) says it once
+            self.items.append(d)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -232,3 +232,9 @@ def _show(m: dict, extra: str = "") -> None:
     print(f"  #{m['id']} {printable(m['rule'])}{cites}: {printable(m['what'])}" + (f" - {extra}" if extra else ""))
     for line in m["diff"]:
         print("      " + printable(line))
+    if m.get("changed"):
+        print("      verdicts that changed, still as expected: " + printable("; ".join(
+            f"{name} {old} -> {new}" for name, old, new in m["changed"])))
+    if m.get("proofs_not_rerun"):
+        print("      (z3 proofs not run again, since the games already differ: "
+              + printable(", ".join(m["proofs_not_rerun"])) + ")")

@@ -257,6 +257,8 @@ def grid_text(cells: dict, pieces: dict) -> str:
 def move_label(game, action) -> str:
     """A move in the game's notation: ``place(c=yellow 3, at=(1,0))``."""
     spec = game.action_by_name[action.kind]
+    if " " in action.kind:   # a choice inside an effect (kind `choose x`): `choose x = red`
+        return f"{action.kind} = {label(game.codec, spec.params[0][1], action.params[0])}"
     return action.kind + "(" + ", ".join(
         f"{n}={label(game.codec, t, v)}" for (n, t), v in zip(spec.params, action.params)) + ")"
 
@@ -277,6 +279,8 @@ def action_text(game, st, action) -> str:
         elif isinstance(t, tuple) and t[0] in ("list", "set", "bag") and t[1] == POS:
             text += _on_board(game, boards, sort_values(v) if t[0] == "set" else list(v))
         parts.append(f"{n}={text}")
+    if " " in action.kind:   # a choice inside an effect (kind `choose x`): `choose x = red`
+        return f"{action.kind} = {parts[0].partition('=')[2]}"
     return f"{action.kind}({', '.join(parts)})"
 
 

@@ -199,7 +199,9 @@ class _AtollDirective(SphinxDirective):
             def results(doc, players, options):
                 logger.info(f"atoll: verifying {doc.path.name} ({players} players, "
                             f"{options or 'default options'})")
-                found = cache.results(doc.path, players, options)
+                # with the dashboard on, the whole matrix is needed anyway: a missing
+                # configuration is computed with it (each check once, in parallel)
+                found = cache.results(doc.path, players, options, via_matrix=bool(cfg.atoll_dashboard))
                 self.report(doc, found)
                 return found
             ctx.results = results

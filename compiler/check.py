@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from atoll.compiler import stdlib
-from atoll.compiler import check_maybe, check_with
+from atoll.compiler import check_effects, check_maybe, check_with
 from atoll.compiler import types as T
 from atoll.compiler.check_chance import check_action_invariant, check_chance_property
 from atoll.compiler.check_let import LetTupleChecks
@@ -132,6 +132,8 @@ class Checker(LetTupleChecks):
                     "player to move: keep whose turn it is in a global `Player` variable (the flow "
                     "keeps one for you with `turns round seats from active ...`) and name it, or "
                     "quantify over `players`" if ctx.where.startswith("property") else
+                    "a procedure sees its parameters and the game's names: give it a `p: Player` "
+                    "parameter and pass `me` in the call" if ctx.where.startswith(("procedure", "trigger")) else
                     "`me` is the player whose turn it is: it exists inside phases and "
                     "actions; give a `def` a `p: Player` parameter instead")
             self.rep.add("A0101", f"`me` is not defined in the {ctx.where}", e.span, hint)
@@ -563,7 +565,7 @@ class Checker(LetTupleChecks):
                              f"{T.show(dst)}", s.dest.span)
             return ctx
         if isinstance(s, A.End):
-            if where not in ("action",):
+            if where not in ("action", "procedure"):   # a procedure's calls are checked (check_effects)
                 self.rep.add("A0107", f"`end {s.what}` has no meaning in {where}", s.span,
                              "it ends the current phase or turn from inside an action")
             return ctx
@@ -573,6 +575,10 @@ class Checker(LetTupleChecks):
             return ctx
         if isinstance(s, A.Tie):
             return ctx
+        if isinstance(s, A.CallStmt):
+            return check_effects.call(self, s, ctx, where)
+        if isinstance(s, A.Choose):
+            return check_effects.choose(self, s, ctx, where)
         raise AssertionError(type(s).__name__)  # pragma: no cover
 
 
@@ -611,11 +617,14 @@ def check_types(prog: Program, rep: Reporter) -> None:
     if prog.teams:
         c.expect(("list", ("list", T.INT)), c.expr(prog.teams.value, Ctx("teams", **static)),
                  prog.teams.value.span, "the teams")
+    bad_mods = check_effects.modifiers(c, prog, rep)
     for d in prog.defs.values():
         ctx = Ctx(f"function `{d.name}`")
         _no_duplicates([par.name for par in d.params], d.params, rep, "parameter")
         for par in d.params:
             ctx = ctx.bind(par.name, c.resolve(par.type))
+        if d.name in bad_mods:   # said at the modifier
+            continue
         c.expect(c.resolve(d.type), c.expr(d.body, ctx), d.body.span, f"the result of `{d.name}`")
     for v in prog.state.values():
         t = c.resolve(v.type)
@@ -625,6 +634,7 @@ def check_types(prog: Program, rep: Reporter) -> None:
             rep.add("A0103", f"only per-player variables can be visible to their owner; "
                     f"`{v.name}` is global", v.span, "write `player` before its name, "
                     "or make it `visible all` or `visible nobody`")
+    check_effects.procs(c, prog, rep)
     if prog.setup:
         c.block(prog.setup.body, Ctx("setup"), "setup")
     if prog.flow:

@@ -12,23 +12,34 @@ def _has_end(stmts) -> bool:
             return True
         if isinstance(s, A.If) and (_has_end(s.then) or _has_end(s.else_)):
             return True
-        if isinstance(s, A.For) and _has_end(s.body):
+        if isinstance(s, (A.For, A.CallStmt)) and _has_end(s.body):
             return True
     return False
 
 
-def _statements(stmts):
+def _statements(prog: Program, stmts, mine: frozenset = frozenset()):
+    """Every statement, inner blocks and called procedures included, each with
+    the parameter names that hold `me` where it stands (a procedure called
+    with `me` for `p` writes the acting player's own `x[p]`)."""
     for s in stmts:
-        yield s
+        yield s, mine
         if isinstance(s, A.If):
-            yield from _statements(s.then)
-            yield from _statements(s.else_)
+            yield from _statements(prog, s.then, mine)
+            yield from _statements(prog, s.else_, mine)
         elif isinstance(s, A.For):
-            yield from _statements(s.body)
+            yield from _statements(prog, s.body, mine - set(A.bound_names(s)))
+        elif isinstance(s, A.CallStmt):   # a call: its procedure's statements
+            yield from _statements(prog, s.body, frozenset(
+                q for q, a in zip(s.params, s.args) if _is_me(prog, a, mine)))
+        elif isinstance(s, (A.Let, A.Draw, A.Roll, A.Choose)):   # a name bound anew for what follows
+            mine = mine - set(A.bound_names(s) if isinstance(s, A.Let) else (s.name,))
 
 
-def _is_me(prog: Program, e) -> bool:
-    return isinstance(e, A.Name) and prog.refs.get(id(e)) == ("me",)
+def _is_me(prog: Program, e, mine: frozenset = frozenset()) -> bool:
+    if not isinstance(e, A.Name):
+        return False
+    ref = prog.refs.get(id(e))
+    return ref == ("me",) or (ref == ("local", e.name) and e.name in mine)
 
 
 def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
@@ -48,7 +59,7 @@ def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
                     f"variables (`{v.name}` would be shared by the players)", v.span,
                     "keep each player's progress in per-player state")
         for body in [ph.enter, ph.auto] + [a.body for a in ph.actions]:
-            for s in _statements(body):
+            for s, mine in _statements(prog, body):
                 targets = []
                 if isinstance(s, A.Assign):
                     targets = [s.target]
@@ -62,7 +73,7 @@ def check_simultaneous(prog: Program, phases: list[str], rep: Reporter) -> None:
                         continue
                     written[lv.name] = lv
                     if v.scope == "player":
-                        if not lv.indices or not _is_me(prog, lv.indices[0]):
+                        if not lv.indices or not _is_me(prog, lv.indices[0], mine):
                             rep.add("A0107", f"in a simultaneous stage a player may only change "
                                     f"their own `{lv.name}[me]`", lv.span)
                         elif v.visibility == "all":

@@ -69,7 +69,7 @@ class Frame:
                 out |= {self.slot_of_target(s.source.name, phase), self.slot_of_target(s.dest.name, phase)}
             elif isinstance(s, A.If):
                 out |= self.written(s.then, phase) | self.written(s.else_, phase)
-            elif isinstance(s, A.For):
+            elif isinstance(s, (A.For, A.CallStmt)):   # a call: what its procedure writes
                 out |= self.written(s.body, phase)
         return out
 

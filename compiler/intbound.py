@@ -171,6 +171,10 @@ class _Flow:
                 self.stmts(s.body, inner, phase, out)
             elif isinstance(s, A.Draw):
                 env[s.name] = False      # an item of a bag of the state
+            elif isinstance(s, A.CallStmt):   # the body, its parameters bound to the arguments
+                self.stmts(s.body, {q: self.expr(a, env) for q, a in zip(s.params, s.args)}, phase, out)
+            elif isinstance(s, A.Choose):     # an item of its domain
+                env[s.name] = self.expr(s.domain, env)
             elif isinstance(s, A.Deal):
                 if any(self.expr(i, env) for i in s.source.indices + s.dest.indices):
                     out.add(self.slot_name(s.dest.name, phase))

@@ -43,6 +43,12 @@ EVAL_STEPS = 2_000_000
 # refused at once rather than listed for minutes).
 MAX_CHOICES = 1_000_000
 
+# Procedures (and events, triggers) calling one another: a chain of calls at
+# most this deep, and an effect with its calls expanded (every analysis follows
+# them) at most this many statements: A0005.
+MAX_CALL_DEPTH = 32
+MAX_EXPANDED = 50_000
+
 # Items a standard function may build in one go (`range`, `between`): an
 # evaluation error past it.
 MAX_ITEMS = 1_000_000

@@ -537,6 +537,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             self.emit(f"X.finish({self.ex(s.players)})", depth)
         elif isinstance(s, A.Tie):
             self.emit("X.finish(())", depth)
+        elif isinstance(s, A.CallStmt):
+            self.emit(f"{N.proc_fn(s.proc)}(S, X{''.join(', ' + self.ex(a) for a in s.args)})", depth)
+        elif isinstance(s, A.Choose):
+            ty = self.p.types.get(id(s), T.UNKNOWN)
+            self.emit(f"{N.local(s.name)} = X.choose({self.ex(s.player)}, {self.iter_of(s.domain)}, {ty!r}, {N.ident(s.name)!r})",
+                      depth)
         else:  # pragma: no cover
             raise AssertionError(type(s).__name__)
 
@@ -567,6 +573,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             params = "".join(f", {N.local(q.name)}" for q in d.params)
             self.def_seats[d.name] = frozenset(self.seat_vars)
             self.function(N.def_fn(d.name), f"S{params}", self.ex(d.body))
+        for pr in p.procs.values():   # effects with no player acting: no `me`, no phase
+            seats, self.seat_vars = self.seat_vars, set()
+            self.open_def(N.proc_fn(pr.name), "S, X" + "".join(f", {N.local(q.name)}" for q in pr.params))
+            self.block(pr.body, 1)
+            self.emit("", 0)
+            self.seat_vars = seats
         self.open_def("setup", "S, X")
         self.block(p.setup.body if p.setup else (), 1)
         self.emit("", 0)

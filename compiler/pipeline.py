@@ -19,6 +19,9 @@ from atoll.compiler.check import Checker, check_types
 from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
 from atoll.compiler.lower import Layout, lower
+from atoll.compiler.events import desugar as desugar_events
+from atoll.compiler.modifiers import apply as apply_modifiers
+from atoll.compiler.procs import link as link_procs
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
 from atoll.compiler.teams import problem as teams_problem
@@ -90,7 +93,7 @@ def _compile(source: str, prog: Program):
 def _origin_span(prog: Program, pyname: str):
     """The declaration a generated function comes from (see ``names.origin``)."""
     kind, name = N.origin(pyname) or (None, None)
-    table = {"const": prog.consts, "def": prog.defs, "state": prog.state, "phase": prog.phases,
+    table = {"const": prog.consts, "def": prog.defs, "proc": prog.procs, "state": prog.state, "phase": prog.phases,
              "ending": prog.endings, "property": prog.properties}
     if kind == "action" and name in prog.actions:
         return prog.actions[name][1].span
@@ -228,6 +231,7 @@ def compile_spec(path, allow=()) -> Compiled:
     items = read_items(path, rep, sources, access=access)
     if items is None or rep.errors:
         raise SpecError(rep.items, sources)
+    items = link_procs(desugar_events(apply_modifiers(items, rep), rep), rep)
     prog = collect(items, str(path), sources, rep)
     if rep.errors:
         raise SpecError(rep.items, sources)
@@ -534,7 +538,11 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             "notes": {v.name: v.notes.summary for v in prog.state.values()},
             "ending_notes": {en.name: en.notes.summary for en in prog.endings.values()},
             # the `if` branches described in words, by number (the events of traces and play)
-            "branch_notes": tuple(words for _, words in prog.branch_notes())}
+            "branch_notes": tuple(words for _, words in prog.branch_notes()),
+            # some effect asks a player to choose (the first phase's `on enter` may, while the
+            # setup is still under way: a save may then wait with no player in a stage yet)
+            "chooses": any(isinstance(n, A.Choose) for n in A.walk(tuple(prog.procs.values())
+                                                                   + tuple(prog.phases.values())))}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

@@ -34,6 +34,7 @@ from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
 from atoll.compiler.values import ValueCodec, pack, sort_values
+from atoll.compiler.choices import apply_choice, choice_actions, choice_options, wait_for_choice
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
@@ -65,6 +66,12 @@ class ModelError(RuntimeError):
 _KEPT = 100_000
 
 
+class _NeedChoice(Exception):
+    """An effect asks ``player`` to choose among ``options`` (see ``Transaction.choose``)."""
+    def __init__(self, player, options, elem_type, name):
+        self.player, self.options, self.elem_type, self.name = player, options, elem_type, name
+
+
 class _NeedChance(Exception):
     def __init__(self, bag, elem_type, how="draw"):
         self.bag = bag
@@ -92,10 +99,12 @@ class Transaction:
     "roll owner" / "roll nobody" for a roll seen only by the player acting /
     by nobody) and each branch described in words as ``("note", k)``.
     """
-    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events")
+    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events", "choices", "chosen")
 
-    def __init__(self, seed: int, counter: int, forced: Optional[list] = None):
+    def __init__(self, seed: int, counter: int, forced: Optional[list] = None,
+                 choices: Optional[list] = None):
         self.seed, self.counter, self.forced, self.used = seed, counter, forced, 0
+        self.choices, self.chosen = choices or [], 0
         self.end = None
         self.outcome = None
         self.events = []
@@ -120,6 +129,23 @@ class Transaction:
         i = bag.index(item)
         return item, bag[:i] + bag[i + 1:]
 
+    def choose(self, player, domain, elem_type, name="x"):
+        """A player's choice inside an effect: the next of ``choices`` (the
+        choices made so far in this transaction), or, past their end, stop the
+        transaction so that the state waits for ``player`` to choose."""
+        options = choice_options(domain)
+        if not options:
+            raise ModelError(f"a rule asks player {player} to choose `{name}` from nothing; guard the "
+                             "`choose` with a test that its choices are not empty")
+        if self.chosen < len(self.choices):
+            item = self.choices[self.chosen]
+            self.chosen += 1
+            if item not in options:   # pragma: no cover - choices are checked when made
+                raise ModelError(f"the choice {item!r} is not among the choices of `{name}`")
+            self.events.append(("chose", item, elem_type, player, name))
+            return item
+        raise _NeedChoice(player, options, elem_type, name)
+
     def finish(self, winners) -> None:
         if self.outcome is None:
             self.outcome = tuple(sorted(set(winners)))
@@ -135,6 +161,12 @@ class _DryRun(Transaction):
         if not bag:
             raise ModelError("a rule draws from an empty bag")
         return bag[0], bag[1:]
+
+    def choose(self, player, domain, elem_type, name="x"):
+        options = choice_options(domain)
+        if not options:
+            raise ModelError(f"a rule asks player {player} to choose `{name}` from nothing")
+        return options[0]
 
 
 @dataclass(frozen=True)
@@ -200,7 +232,7 @@ def _cite(cites) -> str:
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
     __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
-                 "_legal", "_events")
+                 "_legal", "_events", "choosing", "chosen")
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -216,6 +248,11 @@ class State:
         self.chance_mode = "auto"
         self._legal = None
         self._events: list = []    # what the last action did on the way (Transaction.events)
+        # a choice inside an effect awaited: (player, options, type, name, the action
+        # tuple or None, the chance outcomes given so far); ``chosen``: the choices
+        # made so far in the transaction under way (see compiler/choices.py)
+        self.choosing: Optional[tuple] = None
+        self.chosen: list = []
 
     @property
     def history(self) -> list[int]:
@@ -237,6 +274,8 @@ class State:
         c.chance_mode = self.chance_mode
         c._legal = None
         c._events = []
+        c.choosing = self.choosing
+        c.chosen = list(self.chosen)
         return c
 
     def __eq__(self, other) -> bool:
@@ -253,13 +292,16 @@ class State:
         return self.outcome is None and self.pending is not None
 
     def is_simultaneous_node(self) -> bool:
-        return self.outcome is None and self.pending is None and self.game._sim_point(self)
+        return self.outcome is None and self.pending is None and self.choosing is None \
+            and self.game._sim_point(self)
 
     def current_player(self) -> int:
         if self.outcome is not None:
             return TERMINAL
         if self.pending is not None:
             return CHANCE
+        if self.choosing is not None:
+            return self.choosing[0]
         if self.game._sim_point(self):
             return SIMULTANEOUS
         return self.ctl[4][self.ctl[2] % len(self.ctl[4])]
@@ -319,6 +361,10 @@ class State:
             if how == "note":
                 out.append(notes[ev[1]] if ev[1] < len(notes) else "")
                 continue
+            if how in ("chose", "waits"):
+                if how == "chose":
+                    out.append(f"player {ev[3]} chose {ev[4]} = {(show or self.game.codec.text)(ev[2], ev[1])}")
+                continue
             seen = viewer is None or how == "roll" or (how == "roll owner" and viewer == actor)
             if seen:
                 verb = "drew" if how == "draw" else "rolled"
@@ -330,6 +376,8 @@ class State:
             return []
         if self.pending is not None:
             return [a for a, _ in self.chance_outcomes()]
+        if self.choosing is not None:
+            return [a for a in choice_actions(self.game, self) if player is None or a.player == player]
         if self._legal is None:
             self._legal = self.game._all_legal(self)
         if player is not None:
@@ -712,7 +760,8 @@ class Game:
         return True
 
     # ------------------------------------------------------------ transactions
-    def _transact(self, st: State, action: Optional[tuple], forced: Optional[list]) -> None:
+    def _transact(self, st: State, action: Optional[tuple], forced: Optional[list],
+                  choices: Optional[list] = None) -> None:
         """Apply ``action`` ((spec, params[, player at a simultaneous node]), or
         None for the setup) and everything automatic after it; keep the
         result only if it all succeeds."""
@@ -721,7 +770,7 @@ class Game:
         # originals are put back.
         S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
         st.S, st.ctl = list(S0), list(ctl0)
-        X = Transaction(st.rng[0], st.rng[1], forced)
+        X = Transaction(st.rng[0], st.rng[1], forced, choices)
         self._where = "setup"
         try:
             if action is None:
@@ -750,7 +799,11 @@ class Game:
                         self._past_bound(st, S0, ctl0, outcome0, action, forced)
         except BaseException as e:
             st.S, st.ctl, st.outcome = S0, ctl0, outcome0
+            if isinstance(e, _NeedChoice):
+                wait_for_choice(self, st, e, action, forced, choices, X)
+                return
             if isinstance(e, _NeedChance):
+                st.choosing, st.chosen = None, list(choices or [])
                 aid = None if action is None else self._action_id(
                     action[0], action[1], action[2] if len(action) > 2 else None)
                 # the type of each outcome given so far: that of the draw
@@ -770,6 +823,7 @@ class Game:
             raise ModelError(f"evaluating {self._where}: {_why(e)}") from None
         st.rng[1] = X.counter
         st.pending = None
+        st.choosing, st.chosen = None, []
         st._legal = None
         st._events = X.events
 
@@ -870,6 +924,9 @@ class Game:
     def _apply(self, st: State, action) -> None:
         if st.outcome is not None:
             raise IllegalAction(f"the game is over (ending `{st.outcome[0]}`); no action is legal")
+        if st.choosing is not None:
+            apply_choice(self, st, action)
+            return
         if isinstance(action, Action) and action._game is self and st.pending is None \
                 and not self._sim_point(st):
             # One of this game's actions: found among the legal ones without its id.
@@ -896,7 +953,7 @@ class Game:
                 if a.id == aid:
                     pending_id, outcomes = st.pending[0], st.pending[1] + [a.params[0]]
                     act = None if pending_id is None else self._decode_pending(st, pending_id)
-                    self._transact(st, act, outcomes)
+                    self._transact(st, act, outcomes, st.chosen)
                     st._hist.append(aid)
                     return
             raise IllegalAction("a chance event is pending: the next action must be one of "
@@ -995,6 +1052,8 @@ class Game:
                          (f"won by {', '.join(f'player {p}' for p in w)}" if w else "nobody wins"))
         elif st.pending is not None:
             lines.append("waiting for chance")
+        elif st.choosing is not None:
+            lines.append(f"player {st.choosing[0]} to choose {st.choosing[3]}, phase {st.phase()}")
         else:
             lines.append(f"player {st.current_player()} to play, phase {st.phase()}")
         for i, name in enumerate(self.layout.names[1:], start=1):

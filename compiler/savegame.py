@@ -305,7 +305,7 @@ def decode(game, d: dict):
     phases = stages[min(stage, len(stages) - 1)][1]
     ph = _int(c[3], "control[3]", 0, len(phases) + over, " (a phase of the stage)")
     fresh, acted = _bool(c[5], "control[5]"), _bool(c[6], "control[6]")
-    if not players and not over and not waits:
+    if not players and not over and not waits and not game.info.get("chooses"):
         raise CorruptState("no player is in the stage: only a game still dealing its setup "
                            "has none", "control[4]")
     st.ctl = [rd, stage, slot, ph, tuple(players), fresh, acted]

@@ -14,6 +14,7 @@ from math import factorial
 from typing import Callable, Optional
 
 from atoll.compiler import limits
+from atoll.compiler import stdlib_tiles as _tiles
 from atoll.compiler import types as T
 from atoll.compiler.planarity import planar as _planar
 from atoll.compiler.values import INT_BOUND, sort_values
@@ -479,6 +480,19 @@ def _graph_rule(args):
     return ("map", node, ("set", node)), None
 
 
+def _leaders_rule(args):
+    if len(args) != 1:
+        return T.UNKNOWN, f"takes 1 argument, not {len(args)}"
+    m = args[0]
+    if m == T.UNKNOWN:
+        return ("set", T.UNKNOWN), None
+    if _is("map")(m) and m[2] in (T.INT, T.UNKNOWN):
+        return ("set", m[1]), None
+    if _is("list")(m) and m[1] in (T.INT, T.UNKNOWN):
+        return ("set", T.INT), None
+    return T.UNKNOWN, f"argument 1 must be a map to ints or a list of ints, not {T.show(m)}"
+
+
 # name -> (python implementation, typing rule, one-line doc)
 FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "size": (_size, _rule(1, lambda a: T.INT, _coll),
@@ -569,6 +583,24 @@ FUNCTIONS: dict[str, tuple[Callable, Rule, str]] = {
     "span_covered": (_span_covered, _rule(2, lambda a: T.BOOL, _pos_coll, _pos_coll),
                      "span_covered(line, cover): every position from the first to the last of a "
                      "straight line of positions is in cover (no gap outside it)."),
+    "rotate": (_tiles.rotate, _rule(2, lambda a: a[0], _list, _int),
+               "rotate(xs, k): the list turned k places: the item at i moves to (i + k) mod its size "
+               "(a tile's edges turned k steps; a negative k turns back)."),
+    "squares": (_tiles.squares, _rule(1, lambda a: ("set", T.POS), _pos_coll),
+                "squares(ps): the 2x2 blocks of positions all in ps, each named by its corner with "
+                "the least x and y (blocks may overlap)."),
+    "columns": (_tiles.columns, _rule(1, lambda a: ("list", ("list", T.POS)), _pos_coll),
+                "columns(ps): the maximal vertical runs of the positions (one x, consecutive y), "
+                "single positions included, by x and then y."),
+    "rows": (_tiles.rows, _rule(1, lambda a: ("list", ("list", T.POS)), _pos_coll),
+             "rows(ps): the maximal horizontal runs of the positions (one y, consecutive x), "
+             "single positions included, by y and then x."),
+    "frontier": (_tiles.frontier, _rule(1, lambda a: ("set", T.POS), _pos_coll),
+                 "frontier(ps): the positions outside ps that share an edge with one in it (an "
+                 "area is enclosed by cover when its frontier lies inside cover)."),
+    "leaders": (_tiles.leaders, _leaders_rule,
+                "leaders(m): the keys of a map to ints (the indices of a list of ints) holding its "
+                "greatest value, every tied one included; empty when m is."),
     "collinear_subsets": (_collinear_subsets, _rule(1, lambda a: ("list", ("set", T.POS)), _pos_coll),
                           "collinear_subsets(ps): every set of 2+ of the positions that lie on "
                           "one horizontal, vertical or diagonal line, consecutive or not."),
@@ -582,6 +614,7 @@ ORDER_FREE: dict[str, tuple[int, ...]] = {
     "without": (1,), "without_keys": (1,), "lines": (0,), "collinear_subsets": (0,),
     "collinear_subsets_summing": (0,), "span_covered": (0, 1), "reach": (0, 1),
     "components": (0,), "connected": (0,), "graph": (0, 1),
+    "squares": (0,), "columns": (0,), "rows": (0,), "frontier": (0,),
 }
 
 # Aggregates: func(elem for x in xs if c). Result type from the element type.

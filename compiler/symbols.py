@@ -27,6 +27,10 @@ class Program:
     requires: list[A.RequireDecl] = field(default_factory=list)
     consts: dict[str, A.ConstDecl] = field(default_factory=dict)
     defs: dict[str, A.DefDecl] = field(default_factory=dict)
+    procs: dict[str, A.ProcDecl] = field(default_factory=dict)   # with those made from events and triggers
+    events: dict[str, A.EventDecl] = field(default_factory=dict)
+    triggers: dict[str, A.TriggerDecl] = field(default_factory=dict)
+    modifiers: dict[str, A.ModifyDecl] = field(default_factory=dict)   # folded into their defs' bodies
     teams: Optional[A.TeamsDecl] = None
     state: dict[str, A.VarDecl] = field(default_factory=dict)
     setup: Optional[A.SetupDecl] = None
@@ -84,7 +88,8 @@ class Program:
 _KIND_WORD = {
     A.EnumDecl: "enum", A.RecordDecl: "record", A.DataDecl: "data table",
     A.OptionDecl: "option", A.ConstDecl: "constant", A.DefDecl: "function",
-    A.PhaseDecl: "phase", A.EndingDecl: "ending",
+    A.PhaseDecl: "phase", A.EndingDecl: "ending", A.ProcDecl: "procedure", A.EventDecl: "event", A.TriggerDecl: "trigger",
+    A.ModifyDecl: "modifier",
 }
 
 
@@ -147,6 +152,17 @@ def collect(items, file: str, sources: dict[str, str], rep: Reporter) -> Program
             claim(it.name, it, prog.consts)
         elif isinstance(it, A.DefDecl):
             claim(it.name, it, prog.defs)
+        elif isinstance(it, A.ProcDecl):
+            if it.origin:   # made from an event or a trigger, which holds the name
+                prog.procs.setdefault(it.name, it)
+            else:
+                claim(it.name, it, prog.procs)
+        elif isinstance(it, A.EventDecl):
+            claim(it.name, it, prog.events)
+        elif isinstance(it, A.TriggerDecl):
+            claim(it.name, it, prog.triggers)
+        elif isinstance(it, A.ModifyDecl):
+            claim(it.name, it, prog.modifiers)
         elif isinstance(it, (A.TeamsDecl, A.SetupDecl, A.FlowDecl, A.ScoreDecl)):
             attr = _SINGLE[type(it)]
             if getattr(prog, attr) is not None:

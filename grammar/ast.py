@@ -375,7 +375,34 @@ class Tie:
     span: Span = _span()
 
 
-Stmt = Union[Assign, Let, If, For, Draw, Roll, Deal, End, Win, Tie]
+@dataclass(frozen=True)
+class CallStmt:
+    """``name(args)``: run the procedure ``name`` (a `proc`) with these
+    arguments. ``params`` and ``body`` are the procedure's parameter names and
+    statements, filled in once the procedures are known (``atoll.compiler.procs``),
+    so that every reader of effects (and ``walk``) sees what a call does; the
+    body is the procedure's own nodes, shared by all its calls."""
+    proc: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+    params: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    body: tuple["Stmt", ...] = field(default=(), compare=False, repr=False)
+    emit: bool = field(default=False, metadata={"dump_if_set": True})   # written `emit E(args)`
+
+
+@dataclass(frozen=True)
+class Choose:
+    """``choose name: type in domain by player``: the effect stops until
+    ``player`` picks one item of ``domain``; the whole effect is one
+    transaction (nothing of it happens until every choice in it is made)."""
+    name: str
+    type: Optional[TypeRef]
+    domain: Expr
+    player: Expr
+    span: Span = _span()
+
+
+Stmt = Union[Assign, Let, If, For, Draw, Roll, Deal, End, Win, Tie, CallStmt, Choose]
 
 
 # ---------------------------------------------------------------- declarations
@@ -487,6 +514,61 @@ class DefDecl:
     params: tuple[Param, ...]
     type: TypeRef
     body: Expr
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ProcDecl:
+    """``proc name(params) { statements }``: named effects, run by a call
+    statement; they see their parameters and the game's global names only."""
+    name: str
+    params: tuple[Param, ...]
+    body: tuple["Stmt", ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+    origin: str = field(default="", metadata={"dump_if_set": True})   # "event"/"trigger": made from one
+
+
+@dataclass(frozen=True)
+class EventDecl:
+    """``event name(params)``: something that happens, which triggers answer."""
+    name: str
+    params: tuple[Param, ...]
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TriggerDecl:
+    """``trigger name on event(names) [from x in D] [when c] [optional [by p]
+    [when c2]] { body }``: effects run at each `emit` of the event, once per
+    item ``x`` of ``D`` (once without `from`) for which ``c`` holds; an
+    optional trigger (where ``c2`` holds) first asks ``p`` whether to use it."""
+    name: str
+    event: str
+    names: tuple[str, ...]
+    body: tuple["Stmt", ...]
+    var: Optional[str] = None
+    domain: Optional[Expr] = None
+    when: Optional[Expr] = None
+    optional: bool = False
+    by: Optional[Expr] = None
+    optional_when: Optional[Expr] = None
+    notes: Notes = Notes()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ModifyDecl:
+    """``modify f(names) by name [when c] => e``: where ``c`` holds, the
+    result of the `def` ``f`` becomes ``e``, in which ``value`` is the result
+    so far. Modifiers of one def apply in declaration order."""
+    func: str
+    names: tuple[str, ...]
+    name: str
+    when: Optional[Expr]
+    value: Expr
     notes: Notes = Notes()
     span: Span = _span()
 
@@ -789,7 +871,8 @@ class ExampleDecl:
 
 
 Item = Union[GameDecl, ExtendsDecl, OverrideDecl, UnmodelledDecl, EnumDecl, RecordDecl, DataDecl,
-             OptionDecl, RequireDecl, ConstDecl, DefDecl, TeamsDecl, StateDecl,
+             OptionDecl, RequireDecl, ConstDecl, DefDecl, ProcDecl, EventDecl, TriggerDecl, ModifyDecl,
+             TeamsDecl, StateDecl,
              SetupDecl, PhaseDecl, FlowDecl, EndingDecl, ScoreDecl, PropertyDecl, ExampleDecl]
 
 

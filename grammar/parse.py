@@ -382,6 +382,41 @@ class _ToAst(Transformer):
         params = tuple(p for p in params if p is not None)
         return A.DefDecl(str(name), params, type_, body, notes, _tok_span(self.file, name))
 
+    def proc_decl(self, meta, name, *rest):
+        *params, notes, body = rest
+        params = tuple(p for p in params if p is not None)
+        return A.ProcDecl(str(name), params, body, notes, _tok_span(self.file, name))
+
+    def event_decl(self, meta, name, *rest):
+        *params, notes = rest
+        return A.EventDecl(str(name), tuple(p for p in params if p is not None), notes,
+                           _tok_span(self.file, name))
+
+    def trigger_from(self, meta, var, domain):
+        return ("from", str(var), domain)
+
+    def trigger_when(self, meta, cond):
+        return ("when", cond)
+
+    def trigger_by(self, meta, who):
+        return ("by", who)
+
+    def trigger_optional(self, meta, by, when):
+        return ("optional", by[1] if by else None, when[1] if when else None)
+
+    def trigger_decl(self, meta, name, event, *rest):
+        *names, frm, when, opt, notes, body = rest
+        return A.TriggerDecl(str(name), str(event), tuple(str(n) for n in names if n is not None), body,
+                             var=frm[1] if frm else None, domain=frm[2] if frm else None,
+                             when=when[1] if when else None, optional=opt is not None,
+                             by=opt[1] if opt else None, optional_when=opt[2] if opt else None,
+                             notes=notes, span=_tok_span(self.file, name))
+
+    def modify_decl(self, meta, func, *rest):
+        *names, name, when, value, notes = rest
+        return A.ModifyDecl(str(func), tuple(str(n) for n in names if n is not None), str(name), when, value,
+                            notes, _tok_span(self.file, name))
+
     def teams_decl(self, meta, value, notes):
         return A.TeamsDecl(value, notes, self._s(meta))
 
@@ -537,6 +572,15 @@ class _ToAst(Transformer):
 
     def tie_stmt(self, meta):
         return A.Tie(self._s(meta))
+
+    def call_stmt(self, meta, name, *args):
+        return A.CallStmt(str(name), tuple(a for a in args if a is not None), self._s(meta))
+
+    def emit_stmt(self, meta, name, *args):
+        return A.CallStmt(str(name), tuple(a for a in args if a is not None), self._s(meta), emit=True)
+
+    def choose_stmt(self, meta, name, type_, domain, player):
+        return A.Choose(str(name), type_, domain, player, self._s(meta))
 
     # -- expressions
     def if_expr(self, meta, c, t, e):

@@ -227,9 +227,9 @@ def test_every_load_case_has_a_header():
 def _type_rules() -> list[str]:
     """The fixed words of each type rule's message (A0103) in the checker."""
     import inspect
-    from atoll.compiler import check, check_chance, check_maybe, check_records, check_with
+    from atoll.compiler import check, check_chance, check_effects, check_maybe, check_records, check_with
     out = []
-    for mod in (check, check_with, check_chance, check_maybe, check_records):
+    for mod in (check, check_with, check_chance, check_maybe, check_records, check_effects):
         src = inspect.getsource(mod)
         for m in re.finditer(r'add\("A0103",\s*(f?)"((?:[^"\\]|\\.)*)"', src):
             words = max(re.split(r"\{[^}]*\}", m.group(2)), key=len).strip()

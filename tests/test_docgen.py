@@ -295,6 +295,32 @@ def test_verification_results_are_cached_by_spec_content(tmp_path, monkeypatch):
     assert len(calls) == 3
 
 
+def test_the_matrix_is_computed_once_with_shared_checks_and_cached_per_configuration(tmp_path, monkeypatch):
+    """The docs' dashboard computes a matrix as `verify --matrix` does (each
+    check once), in one run, and every configuration is then read back."""
+    import atoll.verify.cache as C
+    from test_matrix_sharing import SPEC as SMALL
+    real, calls = C.run, []
+
+    def counting(*args, **kwargs):
+        calls.append(args[:4])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(C, "run", counting)
+    spec = tmp_path / "g.atoll"
+    spec.write_text(SMALL)
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    found = rc.matrix(spec, jobs=1)
+    assert len(calls) == 1 and calls[0][3] is True and len(found) == 4   # one matrix run
+    methods = [r.method for _, _, rs in found for r in rs if r.property == "pure"]
+    assert sum("(shared)" in m for m in methods) == 3
+    again = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    assert [[r.to_json() for r in rs] for *_, rs in again.matrix(spec)] == \
+           [[r.to_json() for r in rs] for *_, rs in found]
+    one = again.results(spec, 3, {"fast": True}, via_matrix=True)
+    assert len(calls) == 1 and again.misses == 0
+    assert [r.to_json() for r in one] == [r.to_json() for r in found[3][2]]
+
+
 # ---------------------------------------------------------------- the command
 
 def test_docs_without_sphinx_says_what_to_install(monkeypatch, capsys):

@@ -134,7 +134,7 @@ def test_json_shape(report):
     assert rep["budget"]["games"] == 5 and rep["baseline"]["broken"] == []
     m = rep["mutants"][0]
     assert {"id", "rule", "cites", "kind", "what", "line", "diff", "status", "by", "reason",
-            "seconds", "checked", "cached"} <= set(m)
+            "seconds", "checked", "cached", "changed"} <= set(m)
 
 
 def test_text_report_lists_survivors_with_diffs(capsys):
@@ -192,6 +192,34 @@ def test_cache_and_processes(tmp_path, capsys):
         == ["killed", "survived"]
     assert not any(m["cached"] for m in first["mutants"]) and all(m["cached"] for m in again["mutants"])
     assert again["baseline"]["cached"]
+
+
+def test_a_kill_is_kept_while_its_property_is(tmp_path, capsys):
+    """A kill is read back after a property is added (the rules and the
+    killer unchanged); not once the killer's text changes; a survivor is
+    always checked again."""
+    spec = tmp_path / "tally.atoll"
+    text = TALLY.read_text()
+    spec.write_text(text)
+    _, ms = mutants_of(spec)
+    ids = [str(find(ms, "const goal", w).id) for w in ("5 to 4", "5 to 6")]
+    args = ["mutate", str(spec), "--games", "5", "--jobs", "1", "--cache", str(tmp_path / "c"), "--json"]
+    for i in ids:
+        args += ["--mutant", i]
+
+    def run():
+        assert main(args) == 0
+        return {m["what"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
+
+    first = run()
+    assert first["5 to 6"]["status"] == "killed" and first["5 to 6"]["by"]["property"] == "below_seven"
+    spec.write_text(text + '\nproperty moves_counted "Moves never go negative." invariant moves >= 0\n')
+    again = run()
+    assert again["5 to 6"]["cached"] and again["5 to 6"]["status"] == "killed"
+    assert not again["5 to 4"]["cached"] and again["5 to 4"]["status"] == "survived"
+    spec.write_text(text.replace("points[p] <= 6 for", "points[p] <= 6 + 0 for"))
+    third = run()
+    assert not third["5 to 6"]["cached"] and third["5 to 6"]["status"] == "killed"
 
 
 def test_list_shows_the_mutants_without_checking(capsys):

@@ -325,6 +325,16 @@ class Abstraction:
                 self.deal(s, ev.ev(s.count, env), st, me, env, cons)
             elif isinstance(s, (A.Win, A.Tie)):
                 ended = z3.BoolVal(True)
+            elif isinstance(s, A.CallStmt):   # the body, its parameters bound to the arguments' values
+                args = {}
+                for q, a in zip(s.params, s.args):
+                    try:
+                        args[q] = ev.ev(a, env)
+                    except Unsupported:
+                        args[q] = self.fresh(self.p.types.get(id(a), T.UNKNOWN), f"{q}!havoc", cons)
+                st, ended = self.run(s.body, st, me, args, cons, ended)
+            elif isinstance(s, A.Choose):   # any value of its type: a sound over-approximation
+                env = {**env, s.name: self.fresh(self.p.types.get(id(s), T.UNKNOWN), f"{s.name}!chosen", cons)}
             elif not isinstance(s, A.End):  # pragma: no cover
                 raise Unsupported(f"the statement {type(s).__name__}")
         return st, ended

@@ -93,37 +93,71 @@ class ResultCache:
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
     def results(self, spec_path, players: Optional[int] = None,
-                options: Optional[dict] = None) -> list[V.Result]:
+                options: Optional[dict] = None, via_matrix: bool = False) -> list[V.Result]:
         """The results of every property for one configuration (the fewest
-        players and the default options unless given)."""
+        players and the default options unless given). With ``via_matrix``,
+        a configuration of the matrix not yet computed is computed with the
+        whole matrix (each check once, in parallel: see :meth:`matrix`)."""
         comp = pipeline.compile_spec(spec_path)
         lo, _ = comp.program.player_range
         players = lo if players is None else players
         options = dict(options or {})
-        path = self.folder / f"{self.key(comp, players, options)}.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+        key = self.key(comp, players, options)
+        found = self._read(self.folder / f"{key}.json")
+        if found is not None:
             self.hits += 1
-            return [_result_from_data(d) for d in data["results"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+            return found
+        if via_matrix:
+            for n, opts, rs in self.matrix(spec_path):
+                if n == players and self.key(comp, n, opts) == key:
+                    return rs
         self.misses += 1
         out = run(str(spec_path), players, options, games=self.budget.games, seed=self.budget.seed,
                   timeout_ms=self.budget.timeout_ms)
-        self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
+        self._store(self.folder / f"{key}.json",
+                    {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
         return out
 
-    def matrix(self, spec_path, on_config=None) -> list[tuple[int, dict, list[V.Result]]]:
+    def _read(self, path: Path) -> Optional[list[V.Result]]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return [_result_from_data(d) for d in data["results"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def matrix(self, spec_path, on_config=None, jobs: Optional[int] = None) \
+            -> list[tuple[int, dict, list[V.Result]]]:
         """Every configuration of `verify --matrix`, each with its results.
-        ``on_config(k, total, players, options, seconds)`` after each one."""
+        ``on_config(k, total, players, options, seconds)`` after each one.
+        When any is missing, the whole matrix is computed as `verify
+        --matrix` does (each check once, shared between the configurations
+        that cannot tell it apart; ``jobs`` processes, default one per core)
+        and every configuration is stored."""
         comp = pipeline.compile_spec(spec_path)
         configs = configurations(comp, None, {}, True)
-        out = []
-        for k, (n, opts) in enumerate(configs, 1):
+        paths = [self.folder / f"{self.key(comp, n, opts)}.json" for n, opts in configs]
+        found = [self._read(p) for p in paths]
+        if any(f is None for f in found):
             t0 = time.perf_counter()
-            out.append((n, opts, self.results(spec_path, n, opts)))
+            self.misses += sum(f is None for f in found)
+            grouped: list = []
+            run(str(spec_path), None, {}, True, games=self.budget.games, seed=self.budget.seed,
+                timeout_ms=self.budget.timeout_ms, jobs=jobs or os.cpu_count() or 1,
+                by_config=grouped)
+            seconds = (time.perf_counter() - t0) / max(1, len(configs))
+            out = []
+            for k, ((n, opts, rs), path) in enumerate(zip(grouped, paths), 1):
+                self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in rs]})
+                out.append((n, opts, rs))
+                if on_config:
+                    on_config(k, len(configs), n, opts, seconds)
+            return out
+        self.hits += len(found)
+        out = []
+        for k, ((n, opts), rs) in enumerate(zip(configs, found), 1):
+            out.append((n, opts, rs))
             if on_config:
-                on_config(k, len(configs), n, opts, time.perf_counter() - t0)
+                on_config(k, len(configs), n, opts, 0.0)
         return out
 
     def _store(self, path: Path, data: dict) -> None:

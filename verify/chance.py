@@ -199,6 +199,10 @@ def _over_play(prog, game, pr, deadline):
                         c.apply_action(a)
                         add(c, p * q, i, me)
                     continue
+                elif st.choosing is not None:   # a player's choice inside an effect: not chance
+                    raise _Cut(f"play reached a choice inside an effect (player {st.choosing[0]} chooses "
+                               f"`{st.choosing[3]}`), and a probability weighs chance only: it cannot "
+                               "say what the player chooses")
                 else:
                     who = st.current_player()
                     me = who if me is None else me

@@ -325,6 +325,9 @@ def _play(game, ev, state, a: A.ExAction, step: Step, prog) -> None:
         state.apply_action(legal[0])
     except Exception as e:   # an error of the rules (a ModelError) surfaced by this action
         raise _Fail(f"`{label}` to be played", f"playing it failed: {e}") from None
+    if state.choosing is not None:   # its effect is not done: nothing of it has happened yet
+        raise _Fail(f"`{label}` to be played", f"its effect waits for player {state.choosing[0]} to choose "
+                    f"`{state.choosing[3]}`, and a worked example cannot make a choice inside an effect")
 
 
 def _refusal(game, state, kind: str, params: tuple):

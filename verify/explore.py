@@ -87,7 +87,21 @@ def state_key(game, st):
     ctl = st.ctl
     if ctl[4] and ctl[2] >= len(ctl[4]):   # a `turns round` stage counts its turns: the lap does not matter
         ctl = ctl[:2] + [ctl[2] % len(ctl[4])] + ctl[3:]
-    return (tuple(_slot(v) for v in values), _freeze(tuple(ctl)), st.outcome, pending)
+    # a choice inside an effect awaited (the state's values are those before the
+    # effect): who chooses what, in which action, after which choices and outcomes
+    choice = None if st.choosing is None and not st.chosen else (
+        None if st.choosing is None else
+        (st.choosing[0], st.choosing[3], _freeze(st.choosing[1]), _action_key(st.choosing[4]),
+         _freeze(st.choosing[5])), _freeze(st.chosen))
+    return (tuple(_slot(v) for v in values), _freeze(tuple(ctl)), st.outcome, pending, choice)
+
+
+def _action_key(action):
+    """The action tuple of a pending choice: (action index, parameters[, player]);
+    None for a choice asked while the game starts (the flow's first steps)."""
+    if action is None:
+        return None
+    return (action[0].index, _freeze(action[1])) + tuple(action[2:])
 
 
 # ---------------------------------------------------------------- the graph

@@ -28,6 +28,8 @@ invariant that reads them gets no argument.
 """
 from __future__ import annotations
 
+import weakref
+
 import z3
 
 from atoll.compiler.frame import Frame
@@ -123,15 +125,35 @@ def base_case(ab, prog, game, props, timeout_ms):
         return _base(ab, prog, game, props, timeout_ms, exact=False)
 
 
+_SETUPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _setup(ab, prog, game, exact: bool):
+    """The abstract state after setup and what it needs, followed once per
+    game (every invariant's base case starts from it)."""
+    kept = _SETUPS.setdefault(game, {})
+    if exact not in kept:
+        try:
+            cons = []
+            st = ab.before_setup(cons)
+            if not exact:
+                st = {k: _forget(v) for k, v in st.items()}
+            me = z3.FreshInt("me")
+            cons += [me >= 0, me < game.num_players]
+            if prog.setup is not None:
+                st, _ = ab.run(prog.setup.body, st, me, {}, cons, z3.BoolVal(False))
+            kept[exact] = (st, me, cons)
+        except Unsupported as e:
+            kept[exact] = e
+    found = kept[exact]
+    if isinstance(found, Unsupported):
+        raise found
+    st, me, cons = found
+    return dict(st), me, list(cons)
+
+
 def _base(ab, prog, game, props, timeout_ms, exact: bool):
-    cons = []
-    st = ab.before_setup(cons)
-    if not exact:
-        st = {k: _forget(v) for k, v in st.items()}
-    me = z3.FreshInt("me")
-    cons += [me >= 0, me < game.num_players]
-    if prog.setup is not None:
-        st, _ = ab.run(prog.setup.body, st, me, {}, cons, z3.BoolVal(False))
+    st, me, cons = _setup(ab, prog, game, exact)
     for p in props:
         m = _solve(cons, z3.Not(_holds(ab, st, me, cons, p)), timeout_ms)
         if m is not None:

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from atoll.compiler.modifiers import base_body
 from atoll.grammar import ast as A
 
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -379,6 +380,10 @@ class _Gen:
             self.expr(s.source.indices)
         elif isinstance(s, A.Win):
             self.expr(s.players)
+        elif isinstance(s, A.CallStmt):   # the arguments (the body is mutated at its `proc`)
+            self.expr(s.args)
+        elif isinstance(s, A.Choose):
+            self.expr((s.domain, s.player))
 
     def _after_else(self, s) -> bool:
         """An `if` written `else if` (dropping it alone would leave `else` with no block)."""
@@ -453,8 +458,29 @@ def generate(prog, text: str, file: str) -> list[Mutant]:
             g.expr(c.value)
     for d in prog.defs.values():
         if d.name in rules:
+            mods = [m for m in prog.modifiers.values() if m.func == d.name]
             g.rule_of(f"def {d.name}", d.notes.cites, ("def", d.name))
-            g.expr(d.body)
+            g.expr(base_body(d, len(mods)))   # as written (its modifiers are folded into its body)
+            for m in mods:
+                g.rule_of(f"modify {m.name}", m.notes.cites, ("def", d.name))
+                if m.when is not None:
+                    g.negate("condition negated", m.when, "the modifier's `when` negated")
+                    g.expr(m.when)
+                g.expr(m.value)
+    for pr in prog.procs.values():   # a procedure's effects, once (its calls share them)
+        if not pr.origin:
+            g.rule_of(f"proc {pr.name}", pr.notes.cites, ("rules", "proc", pr.name))
+            g.stmts(pr.body)
+    for t in prog.triggers.values():   # as written (its procedure is made from it: compiler/events)
+        g.rule_of(f"trigger {t.name}", t.notes.cites, ("rules", "trigger", t.name))
+        for e in (t.domain, t.by):
+            if e is not None:
+                g.expr(e)
+        for c in (t.when, t.optional_when):
+            if c is not None:
+                g.negate("condition negated", c, "the trigger's `when` negated")
+                g.expr(c)
+        g.stmts(t.body)
     if prog.teams is not None:
         g.rule_of("teams", prog.teams.notes.cites, ("rules", "teams", ""))
         g.expr(prog.teams.value)

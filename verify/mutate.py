@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import signal
 import tempfile
@@ -41,10 +40,10 @@ from atoll.compiler import pipeline
 from atoll.compiler.runtime import ModelError
 from atoll.diagnostics import SpecError
 from atoll.verify import verdicts as V
+from atoll.verify import mutate_cache as MC
 from atoll.verify.mutants import Mutant, generate, reads
 
 PURE = ("theorem", "witness", "well_defined")   # read constants, functions and options only
-CACHE_VERSION = "atoll-mutant-1"
 STATUSES = ("killed", "survived", "unobserved", "equivalent", "not compiling", "timed out", "error")
 
 
@@ -113,6 +112,55 @@ def check_property(prog, game, pr, st: Settings, spec_path: str) -> Optional[dic
     return {"property": pr.name, "kind": pr.kind, "verdict": verdict, "expected": expected,
             "ok": V.EXPECTATIONS[expected](verdict), "seconds": time.perf_counter() - t0,
             "reason": str(reason)[:300]}
+
+
+def quick_property(prog, game, pr, st: Settings, spec_path: str) -> tuple[Optional[dict], bool]:
+    """One property's verdict for a mutant, and whether its z3 proof was
+    left for later. An invariant that must hold is decided by search and
+    play first: their VIOLATED is the verdict whatever z3 says, and when
+    they find it holding, a proof by induction could only turn the verdict
+    into PROVED, which holds too: the mutant is not killed either way, so
+    the proof is deferred (``True``). A `terminates ... per turn` is decided
+    by search and play alone (z3's argument per turn is only a detail of
+    the report), so the detail is not computed. Any other property, or a
+    play verdict that does not hold (say UNKNOWN), gets the full check."""
+    from atoll.verify.play import check_by_play
+    from atoll.verify.runner import applies
+    expected = pr.expect or V.DEFAULT_EXPECTATION[pr.kind]
+    quick = (pr.kind == "invariant" and expected == "holds") or \
+        (pr.kind == "terminates" and pr.step != "action")
+    if not quick:
+        return check_property(prog, game, pr, st, spec_path), False
+    if not applies(None, game, pr):
+        return None, False
+    t0 = time.perf_counter()
+    try:
+        verdict, detail, _ = check_by_play(game, pr, st.games, st.seed, spec_path)
+        reason = (detail or {}).get("reason", "")
+    except (MutantTimeout, KeyboardInterrupt):
+        raise
+    except Exception as e:
+        verdict, reason = V.UNKNOWN, f"internal error in the checker ({type(e).__name__}: {e})"
+    ok = V.EXPECTATIONS[expected](verdict)
+    if pr.kind == "invariant" and verdict != V.VIOLATED and not ok:
+        return check_property(prog, game, pr, st, spec_path), False   # a proof may still decide
+    return ({"property": pr.name, "kind": pr.kind, "verdict": verdict, "expected": expected, "ok": ok,
+             "seconds": time.perf_counter() - t0, "reason": str(reason)[:300]},
+            pr.kind == "invariant" and ok)
+
+
+def proved_or(prog, game, pr, st: Settings, verdict: str) -> str:
+    """The verdict of an invariant whose search and play found it holding
+    (``verdict``): PROVED when z3's induction proves it, as `atoll verify`
+    decides it (runner.check_invariant), else the play verdict."""
+    from atoll.verify.induction import check_induction
+    try:
+        outcome = check_induction(prog, game, pr, st.timeout_ms)
+    except (MutantTimeout, KeyboardInterrupt):
+        raise
+    except Exception:   # a checker's bug: no proof
+        return verdict
+    return V.PROVED if outcome[0] == "proved" else verdict
 
 
 def run_examples(comp) -> list[dict]:
@@ -261,12 +309,17 @@ def _evaluate(task: dict, out: dict) -> None:
     if all(folded_hash(g) == task["hashes"][k] for k, g in games.items()):
         out.update(status="equivalent", reason="the same lowered code in every configuration checked")
         return
-    for r in run_examples(comp):
+    try:
+        examples = run_examples(comp)
+    except ModelError as e:   # the model fails in an example's play: it notices
+        out.update(status="killed", by={"model error": str(e)[:300]})
+        return
+    for r in examples:
         out["checked"] += 1
         if not r["ok"] and r["property"] not in task["broken"]:
             out.update(status="killed", by=r)
             return
-    same = True
+    same, changed, deferred = True, [], []
     for key, game in games.items():
         base = task["verdicts"][key]
         for name in task["order"]:
@@ -276,16 +329,24 @@ def _evaluate(task: dict, out: dict) -> None:
             if name in task["skip"]:   # reads nothing the mutant changes: the original's verdict
                 rec = base.get(name)
             else:
-                rec = check_property(prog, game, pr, st, task["spec"])
+                rec, later = quick_property(prog, game, pr, st, task["spec"])
                 out["checked"] += 1
+                if later:   # holds by search and play: only the proof may change the verdict
+                    deferred.append((key, game, pr, rec))
+                    continue
             if rec is None:
-                same = same and name not in base
+                if name in base:
+                    same = False
+                    changed.append([name, base[name]["verdict"], "(not checked: its `when` is false)"])
                 continue
             if not rec["ok"] and name not in task["broken"]:
                 n, opts = json.loads(key)
                 out.update(status="killed", by={**rec, "players": n, "options": opts})
                 return
-            same = same and name in base and base[name]["verdict"] == rec["verdict"]
+            if name not in base or base[name]["verdict"] != rec["verdict"]:
+                same = False
+                changed.append([name, base[name]["verdict"] if name in base else "(not checked)",
+                                rec["verdict"]])
     for key, game in games.items():
         try:
             d = play_digest(game, st.games, st.seed, st.cap)
@@ -293,11 +354,23 @@ def _evaluate(task: dict, out: dict) -> None:
             out.update(status="killed", by={"model error": str(e)[:300]})
             return
         same = same and d == task["digests"][key]
+    # The deferred proofs tell an unobserved mutant from a survivor whose
+    # only change is a verdict (say PROVED to NO VIOLATION IN N GAMES); when
+    # the seeded games already differ, it survived whatever they say.
+    if deferred and not same:
+        out["proofs not rerun"] = sorted({pr.name for _, _, pr, _ in deferred})
+    for key, game, pr, rec in deferred if same else ():
+        rec = {**rec, "verdict": proved_or(prog, game, pr, st, rec["verdict"])}
+        base = task["verdicts"][key]
+        if pr.name not in base or base[pr.name]["verdict"] != rec["verdict"]:
+            same = False
+            changed.append([pr.name, base[pr.name]["verdict"] if pr.name in base else "(not checked)",
+                            rec["verdict"]])
     if same:
         out.update(status="unobserved",
                    reason=f"no observable change in {st.games} seeded games, and the same verdicts")
-    else:
-        out.update(status="survived")
+    else:   # the verdicts that changed, every one still as the spec expects
+        out.update(status="survived", changed=changed)
 
 
 # ---------------------------------------------------------------- many mutants
@@ -316,14 +389,6 @@ def skipped_properties(prog, m: Mutant) -> list[str]:
         elif m.decl[1] not in reads(prog, (pr.binders, pr.body, pr.when, pr.objective)):
             out.append(pr.name)
     return out
-
-
-def mutant_key(bundle, text: str, configs, st: Settings) -> str:
-    from atoll.verify.cache import toolchain_digest
-    files = [(rel, text if rel == bundle.root else body) for rel, body in bundle.files]
-    data = [CACHE_VERSION, bundle.root, files, toolchain_digest(), configs,
-            [st.games, st.seed, st.timeout_ms, st.cap]]
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def choose(mutants: list[Mutant], max_mutants: Optional[int], seed: int,
@@ -353,6 +418,7 @@ class Plan:
     cache_dir: Optional[Path] = None
     generated: int = 0
     kills: dict = field(default_factory=dict)   # property -> mutants it killed (orders the checks)
+    segments: Optional[MC.Segments] = None      # the checks' declarations (the cache of kills)
 
     def task(self, m: Mutant) -> dict:
         b = self.base
@@ -381,10 +447,13 @@ def plan(spec: str, players=None, options=None, matrix=False, st: Settings = Set
     mutants = generate(prog, text, spec)
     chosen = choose(mutants, max_mutants, st.seed, ids)
     base = baseline(spec, comp, configs, st, cache_dir)
-    if st.limit <= 0:
-        st = Settings(st.games, st.seed, st.timeout_ms, st.cap, max(60.0, 3 * base.seconds))
+    if st.limit <= 0:   # from what the original's checks cost (when they took it, if cached)
+        cost = max(base.seconds, sum(r["seconds"] for v in base.verdicts.values() for r in v.values())
+                   + sum(r["seconds"] for r in base.examples.values()))
+        st = Settings(st.games, st.seed, st.timeout_ms, st.cap, max(60.0, 3 * cost))
     return Plan(spec, comp, text, mutants, chosen, configs, base, st, spec_bundle(spec),
-                Path(cache_dir) if cache_dir else None, len(mutants))
+                Path(cache_dir) if cache_dir else None, len(mutants),
+                segments=MC.Segments(prog, text, spec))
 
 
 def execute(p: Plan, jobs: int = 1, submit_pool=None, on_result: Optional[Callable] = None) -> list[dict]:
@@ -453,18 +522,37 @@ def _note(p: Plan, rec: dict) -> None:
 def _cache_path(p: Plan, m: Mutant) -> Optional[Path]:
     if p.cache_dir is None:
         return None
-    return p.cache_dir / "mutants" / f"{mutant_key(p.bundle, m.apply(p.text), p.configs, p.settings)}.json"
+    return p.cache_dir / "mutants" / f"{MC.mutant_key(p.bundle, m.apply(p.text), p.configs, p.settings)}.json"
+
+
+def _rules_path(p: Plan, m: Mutant) -> Optional[Path]:
+    if p.cache_dir is None:
+        return None
+    rules = p.segments.rules_text(m.edits)
+    if rules is None:
+        return None
+    return p.cache_dir / "kills" / f"{MC.rules_key(p.bundle, rules, p.configs, p.settings)}.json"
 
 
 def _cached(p: Plan, m: Mutant) -> Optional[dict]:
     path = _cache_path(p, m)
     if path is None:
         return None
-    try:
-        rec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    rec = MC.read(path)
+    if rec is not None and rec.get("status") in STATUSES:
+        return {**rec, "id": m.id, "cached": True}
+    # A kill on the same rules by a check still there, word for word, and
+    # still satisfied by the original; or the same lowered code.
+    kept = MC.read(_rules_path(p, m)) if _rules_path(p, m) is not None else None
+    if kept is None or not isinstance(kept.get("record"), dict):
         return None
-    if not isinstance(rec, dict) or rec.get("status") not in STATUSES:
+    rec, killer = kept["record"], kept.get("killer")
+    if rec.get("status") == "equivalent" and killer is None:
+        return {**rec, "id": m.id, "cached": True}
+    if rec.get("status") != "killed" or killer is None or killer in p.base.broken:
+        return None
+    text = p.segments.check_text(p.comp.program, killer)
+    if text is None or MC.hashlib.sha256(text.encode()).hexdigest() != kept.get("check"):
         return None
     return {**rec, "id": m.id, "cached": True}
 
@@ -473,11 +561,18 @@ def _store(p: Plan, m: Mutant, rec: dict) -> None:
     path = _cache_path(p, m)
     if path is None or rec["status"] in ("timed out", "error"):   # those may go otherwise next time
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(rec, f, default=str)
-    os.replace(tmp, path)
+    MC.write(path, rec)
+    rules = _rules_path(p, m)
+    if rules is None:
+        return
+    killer = (rec.get("by") or {}).get("property") if rec["status"] == "killed" else None
+    if rec["status"] == "equivalent":
+        MC.write(rules, {"record": rec, "killer": None})
+    elif killer is not None:
+        text = p.segments.check_text(p.comp.program, killer)
+        if text is not None:
+            MC.write(rules, {"record": rec, "killer": killer,
+                             "check": MC.hashlib.sha256(text.encode()).hexdigest()})
 
 
 # ---------------------------------------------------------------- the report
@@ -501,7 +596,8 @@ def report(p: Plan, records: list[dict], seconds: float) -> dict:
         entry = {"id": m.id, "rule": m.rule, "cites": list(m.cites), "kind": m.kind, "what": m.what,
                  "line": m.line, "diff": m.diff(p.text), "status": rec["status"], "by": rec.get("by"),
                  "reason": rec.get("reason", ""), "seconds": rec.get("seconds", 0.0),
-                 "checked": rec.get("checked", 0), "cached": bool(rec.get("cached"))}
+                 "checked": rec.get("checked", 0), "cached": bool(rec.get("cached")),
+                 "changed": rec.get("changed", []), "proofs_not_rerun": rec.get("proofs not rerun", [])}
         mutants.append(entry)
         r = rules.setdefault(m.rule, {"rule": m.rule, "cites": list(m.cites), "line": m.line,
                                       "mutants": 0, **{s: 0 for s in STATUSES}})

@@ -116,12 +116,19 @@ def _search_evidence(ex, start: str, wide_setup: bool = False) -> dict:
 
 
 def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: str,
-                  max_states: int = MAX_STATES, play_seconds: float = PLAY_SECONDS):
+                  max_states: int = None, play_seconds: float = None):
     """(verdict, detail, counterexample); the detail's ``method`` names
     what decided (the runner takes it out)."""
+    from atoll.verify import playbook
+    max_states = MAX_STATES if max_states is None else max_states
+    play_seconds = PLAY_SECONDS if play_seconds is None else play_seconds
     chk = PlayCheck(game, pr)
-    evidence: dict = {}
-    found = _search(chk, game, pr, spec_path, max_states, evidence)
+    book = playbook.book(game, pr, games, seed) if max_states == MAX_STATES else None
+    if book is not None:   # searched once, with the other properties of this configuration
+        found, evidence = book.search(pr.name)
+    else:
+        evidence = {}
+        found = _search(chk, game, pr, spec_path, max_states, evidence)
     if found is not None:
         return _with(found, evidence)
     root = evidence["search"]
@@ -141,7 +148,8 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
         if depth < 0:
             return _with((V.UNKNOWN, {**base, "reason": note}, None), evidence)
         return _with(_leak_grounds(chk, (V.holds_up_to(depth), base, None)), evidence)
-    verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence)
+    verdict, detail, cex = _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence,
+                                    book)
     detail["exhaustive"] = note
     return _with((verdict, detail, cex), evidence)
 
@@ -381,7 +389,7 @@ def _exhausted(pr, ex):
 
 # ---------------------------------------------------------------- play
 
-def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
+def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence, book=None):
     tally = Tally(game, pr.kind == "reachable")
     chk.record_states = True
     chk.deadline = time.perf_counter() + play_seconds
@@ -390,21 +398,38 @@ def _by_play(chk, game, pr, games, seed, spec_path, play_seconds, evidence):
     found = None
     policy = "steer" if pr.kind == "terminates" else "uniform"
 
-    def one(s, choices, how, steered=False):
+    def seen(run, steered=False):
         nonlocal first_error
-        run = chk.play(s, choices, how)
         tally.add(run, steered)
         if run.outcome == "error" and first_error is None:
             first_error = run
+
+    def one(s, choices, how, steered=False):
+        run = chk.play(s, choices, how)
+        seen(run, steered)
         return run
 
-    for i in range(games):   # simulate's games, seeds seed .. seed + games - 1
-        if i and time.perf_counter() > chk.deadline:
+    # simulate's games, seeds seed .. seed + games - 1: played once for every
+    # property of the configuration when a book was planned (verify.playbook)
+    shared = book.uniform_runs(pr.name, play_seconds) if book is not None else None
+    if shared is not None:   # the shared games (of every property) do not eat this one's budget
+        chk.deadline = time.perf_counter() + play_seconds
+    for i in range(games if shared is None else len(shared)):
+        if shared is None and i and time.perf_counter() > chk.deadline:
             break
-        run = one(seed + i, (), "uniform")
+        if shared is None:
+            run = one(seed + i, (), "uniform")
+        else:
+            run = shared[i]
+            seen(run)
         if run.outcome in wanted and (found is None or run.steps < found.steps):
             found = run   # the shortest failing game is the one shrunk
-    if found is None and time.perf_counter() <= chk.deadline:
+    joint = book.steered_runs(pr.name, play_seconds) \
+        if book is not None and found is None and policy == "uniform" else None
+    if joint is not None:   # hypothesis asked every such property for the same games
+        for run in joint:
+            seen(run, steered=True)
+    elif found is None and time.perf_counter() <= chk.deadline:
         def bad(example):
             if time.perf_counter() > chk.deadline:
                 return False

@@ -121,13 +121,18 @@ def applies(comp, game, pr) -> bool:
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
         games: int = 100, timeout_ms: int = 20_000, progress=None,
-        examples: bool = True, jobs: int = 1) -> list[V.Result]:
+        examples: bool = True, jobs: int = 1, dask: Optional[str] = None,
+        dask_timeout: float = 10.0, by_config: Optional[list] = None) -> list[V.Result]:
     """Every property in every configuration asked for. In a matrix, a
     check whose verdict cannot differ between two configurations (it reads
     neither the options nor the player count that tell them apart: see
     ``verify.matrix``) runs once and the other configurations share its
     result; with ``jobs`` > 1 the configurations run in that many processes
-    (the same verdicts, for the same seed)."""
+    (the same verdicts, for the same seed); with ``dask`` (``"local"`` or a
+    scheduler's address) they run on Dask, ``jobs`` workers for a local
+    cluster (``atoll.dask_verify``). ``by_config``, a list, receives
+    (players, options, results) for each configuration, the examples
+    included in each (as a run of that configuration alone has them)."""
     comp = pipeline.compile_spec(spec_path)
     prog = comp.program
     props = list(prog.properties.values())
@@ -171,9 +176,21 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             progress(done[0], total, name)
 
     tasks = [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
-    if jobs > 1 and len(tasks) > 1:
+    if dask is not None:
+        import concurrent.futures as cf
+        from atoll import simulation
+        from atoll.dask_verify import dask_pool
+        bundle = simulation.spec_bundle(spec_path)
+        with dask_pool(dask, jobs if dask == "local" else None, dask_timeout) as pool:
+            futs = [pool.submit(run_task, (bundle, *args, n, opts, names)) for n, opts, names in tasks]
+            for f in cf.as_completed(futs):
+                for r in f.result():
+                    computed[(r.property, r.players, _frozen(r.options))] = r
+                    tick(r.property)
+    elif jobs > 1 and len(tasks) > 1:
         import concurrent.futures as cf
         import multiprocessing
+        _FORKED[str(spec_path)] = comp   # the workers fork with it: no compiling again
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
             futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
             for f in cf.as_completed(futs):
@@ -185,15 +202,24 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             for r in _run_config(*args, n, opts, names, comp=comp, on_result=lambda r: tick(r.property)):
                 computed[(r.property, r.players, _frozen(r.options))] = r
     for n, opts, game_opts, todo in plan:
+        mine = []
         for name, own in todo:
             if own is None:
-                results.append(computed[(name, n, _frozen(game_opts))])
+                mine.append(computed[(name, n, _frozen(game_opts))])
                 continue
             first = computed[(name, own[0], _frozen(own[1]))]
-            results.append(_shared(prog, first, n, game_opts, axes))
+            mine.append(_shared(prog, first, n, game_opts, axes))
+        results.append((n, opts, mine))
+    if by_config is not None:
+        by_config.extend(results)
+    results = [r for *_, mine in results for r in mine]
     if examples:   # once: each example sets its own players and options
         from atoll.verify.examples import run_examples
-        results += run_examples(comp, set(only) if only else None)
+        ran = run_examples(comp, set(only) if only else None)
+        if by_config is not None:
+            for *_, mine in by_config:
+                mine.extend(ran)
+        results += ran
     return results
 
 
@@ -215,12 +241,48 @@ def _shared(prog, first: V.Result, n: int, opts: dict, axes) -> V.Result:
                                method=f"{first.method} (shared)")
 
 
+def run_task(task):
+    """A Dask task: one configuration of a bundled spec (compiled on the
+    worker; ``spec_path`` only names it in counterexamples, as locally)."""
+    bundle, spec_path, games, seed, timeout_ms, axes, n, opts, names = task
+    return _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names,
+                       comp=_compiled(bundle))
+
+
+_BUNDLES: dict = {}
+_FORKED: dict = {}   # spec path -> the compiled spec a forked worker inherits
+
+
+def _compiled(bundle):
+    """A bundled spec compiled once per worker process."""
+    comp = _BUNDLES.get(bundle.digest)
+    if comp is None:
+        import tempfile
+        from pathlib import Path
+        with tempfile.TemporaryDirectory(prefix="atoll-spec-") as d:
+            for rel, text in bundle.files:
+                f = Path(d, rel)
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_text(text, encoding="utf-8")
+            comp = _BUNDLES[bundle.digest] = pipeline.compile_spec(Path(d, bundle.root), allow=[d])
+    return comp
+
+
 def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=None, on_result=None):
     """The checks ``names`` in one configuration (in a worker process, or here)."""
     if comp is None:
-        comp = pipeline.compile_spec(spec_path)
+        comp = _FORKED.get(str(spec_path)) or pipeline.compile_spec(spec_path)
     prog = comp.program
     game = pipeline.instantiate(comp, n, opts)
+    from atoll.verify import playbook   # the games of play-based checks, played once for all
+    playbook.plan(game, [prog.properties[name] for name in names], games, seed, str(spec_path))
+    try:
+        return _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result)
+    finally:
+        playbook.forget(game)
+
+
+def _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result):
     out = []
     for name in names:
         pr = prog.properties[name]

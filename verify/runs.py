@@ -72,13 +72,15 @@ class PlayCheck:
             raise PropertyError(f"the property cannot be evaluated in this state "
                                 f"({type(e).__name__}: {e})") from None
 
-    def bad_action(self, state) -> Optional[str]:
+    def bad_action(self, state, by_kind: Optional[dict] = None) -> Optional[str]:
         """The first legal action of the property's kind (every one is
-        listed) that breaks it, in words with its rule's citation; or None."""
+        listed) that breaks it, in words with its rule's citation; or None.
+        ``by_kind``: the state's legal actions grouped by kind, when the
+        caller has them (several such properties watch one game)."""
         if state.is_terminal() or state.is_chance_node():
             return None
         spec = self.game.action_by_name[self.pr.action]
-        for a in state.legal_actions():
+        for a in state.legal_actions() if by_kind is None else by_kind.get(self.pr.action, ()):
             if a.kind != self.pr.action:
                 continue
             try:

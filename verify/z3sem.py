@@ -39,6 +39,7 @@ from atoll.compiler.symbols import Program
 from atoll.compiler.values import sort_values
 from atoll.grammar import ast as A
 from atoll.verify import fold
+from atoll.verify import z3tiles
 
 
 from atoll.verify.z3values import (  # noqa: F401 - shared with the rest of the z3 layer
@@ -587,6 +588,8 @@ class Z3Eval:
             return Coll("list", self.sorted_items(items))
         if name in ("lines", "collinear_subsets", "range", "between", "subsets"):
             return self.geometric(name, args, ts)
+        if name in z3tiles.SYMBOLIC or name in z3tiles.SHAPE:
+            return z3tiles.call(self, name, args)
         if name in CONCRETE_ONLY:
             return self.concrete_call(name, args, ts, e)
         raise Unsupported(f"`{name}` has no z3 meaning yet")
@@ -668,7 +671,7 @@ class Z3Eval:
 # these); the others need concrete arguments.
 SYMBOLIC_FUNCTIONS = {"size", "keys", "get", "abs", "min2", "max2", "pos", "orth", "around",
                       "distinct", "bag", "count_of", "without", "without_keys", "sorted", "to_list",
-                      "some", "value_or"}
-SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"}
+                      "some", "value_or"} | z3tiles.SYMBOLIC
+SHAPE_FUNCTIONS = {"lines", "collinear_subsets", "range", "between", "subsets"} | z3tiles.SHAPE
 CONCRETE_ONLY = {"remove", "swap", "values", "span_covered", "collinear_subsets_summing", "reach",
                  "components", "connected", "seats_from", "planar", "dice", "graph"}

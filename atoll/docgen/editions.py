@@ -90,6 +90,31 @@ def designer_edition(doc: SpecDoc, ctx: Context) -> str:
             out += [code(sig), ""] + indent(notes_block(doc, d.notes,
                                                             "*(no description)*"), 3)
             out += code_block(doc.excerpt(d))
+            for m in (m for m in p.modifiers.values() if m.func == d.name):   # in the order they apply
+                out += [f"- modified by {code(m.name)}" + (f" when {lit(doc.text(m.when.span))}" if m.when
+                                                          else "") + f": {lit(doc.text(m.value.span))}", ""]
+                out += indent(notes_block(doc, m.notes) + code_block(doc.excerpt(m)), 2)
+    if any(not pr.origin for pr in p.procs.values()):
+        out += heading("Procedures", "-")
+        for pr in (pr for pr in p.procs.values() if not pr.origin):
+            sig = f"{pr.name}({', '.join(f'{q.name}: {q.type}' for q in pr.params)})"
+            out += [code(sig), ""] + indent(notes_block(doc, pr.notes, "*(no description)*"), 3)
+            out += stmt_lines(doc, pr.body) + [""] + code_block(doc.excerpt(pr))
+    if p.events:
+        out += heading("Events and triggers", "-")
+        for ev in p.events.values():
+            sig = f"event {ev.name}({', '.join(f'{q.name}: {q.type}' for q in ev.params)})"
+            out += [code(sig), ""] + indent(notes_block(doc, ev.notes, "*(no description)*"), 3)
+            for t in (t for t in p.triggers.values() if t.event == ev.name):
+                when = [f"for each {lit(t.var)} in {lit(doc.text(t.domain.span))}"] if t.var else []
+                when += [f"when {lit(doc.text(t.when.span))}"] if t.when is not None else []
+                if t.optional:
+                    who = lit(doc.text(t.by.span)) if t.by is not None else "the event's player"
+                    when += [f"{who} may decline it" + (f" where {lit(doc.text(t.optional_when.span))}"
+                                                        if t.optional_when is not None else "")]
+                out += [f"- trigger {code(t.name)}" + (f" ({'; '.join(when)})" if when else "") + ":", ""]
+                out += indent(notes_block(doc, t.notes, "*(no description)*") + stmt_lines(doc, t.body)
+                              + [""] + code_block(doc.excerpt(t)), 2)
     out += heading("State", "-") + state_table(doc, designer=True)
     setup = figures.setup_pictures(doc, ctx)
     if p.setup is not None:

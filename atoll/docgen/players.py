@@ -93,6 +93,8 @@ def action_endings(doc: SpecDoc) -> list[ActionEnding]:
                 scan(s.else_, ph, act, conds + [(s, False)], loops)
             elif isinstance(s, A.For):
                 scan(s.body, ph, act, conds, loops + [s])
+            elif isinstance(s, A.CallStmt):
+                scan(s.body, ph, act, conds, loops)
 
     p = doc.prog
     if p.setup is not None:
@@ -395,6 +397,13 @@ def terms(doc: SpecDoc) -> list[str]:
             continue
         of = f" (of {', '.join(emph(words(q.name)) for q in d.params)})" if d.params else ""
         out += [f"**{esc(words(d.name))}**{of}"] + indent(notes_block(doc, d.notes), 3)
+        for m in (m for m in doc.prog.modifiers.values() if m.func == d.name and m.notes.summary):
+            out += indent([f"- Changed by *{esc(words(m.name))}*: {esc(m.notes.summary)}", ""], 3)
+    for pr in doc.prog.procs.values():   # what a procedure, event or trigger does
+        if not pr.notes.summary:
+            continue
+        of = f" (of {', '.join(emph(words(q.name)) for q in pr.params)})" if pr.params else ""
+        out += [f"**{esc(words(pr.name))}**{of}"] + indent(notes_block(doc, pr.notes), 3)
     if not out:
         return []
     return heading("Terms used in the rules", "-") + [

@@ -287,6 +287,25 @@ class Prose:
                     return None
                 rest = self.inside(**{s.name: term(s.name)}).effects(stmts[idx + 1:])
                 return None if rest is None else out + [line] + rest
+            elif isinstance(s, A.CallStmt) and s.emit:
+                args = [self.value(a) for a in s.args]
+                if None in args:
+                    return None
+                of = f" (of {', '.join(args)})" if args else ""
+                out.append(f"- Then: {term(s.proc)}{of} happens, and what answers it.")
+            elif isinstance(s, A.CallStmt):   # named in the terms (players.terms)
+                args = [self.value(a) for a in s.args]
+                if None in args:
+                    return None
+                of = f" (of {', '.join(args)})" if args else ""
+                out.append(f"- Then: {term(s.proc)}{of}.")
+            elif isinstance(s, A.Choose):   # a choice that names its result for what follows
+                who, src = self.value(s.player), self.value(s.domain)
+                if who is None or src is None:
+                    return None
+                rest = self.inside(**{s.name: term(s.name)}).effects(stmts[idx + 1:])
+                line = f"- {who[0].upper() + who[1:]} chooses one of {src}, called {term(s.name)}."
+                return None if rest is None else out + [line] + rest
             elif isinstance(s, A.Deal):
                 n, src, dst = self.value(s.count), self._lvalue(s.source), self._lvalue(s.dest)
                 if None in (n, src, dst):

@@ -275,6 +275,14 @@ def stmt_lines(doc: SpecDoc, stmts, depth: int = 0) -> list[str]:
             out.append(f"- The game ends; winners: {lit(doc.text(s.players.span))}.")
         elif isinstance(s, A.Tie):
             out.append("- The game ends; nobody wins.")
+        elif isinstance(s, A.CallStmt) and s.emit:
+            out.append(f"- {lit(doc.text(s.span))}: the event {lit(s.proc)} happens, and its triggers run.")
+        elif isinstance(s, A.CallStmt):
+            out.append(f"- Do {lit(doc.text(s.span))} (the procedure {lit(s.proc)}).")
+        elif isinstance(s, A.Choose):
+            out.append(f"- Player {lit(doc.text(s.player.span))} chooses one of "
+                       f"{lit(doc.text(s.domain.span))}: call it {lit(s.name)} (the game waits for "
+                       "the choice).")
         elif isinstance(s, A.For):
             out += [f"- For each {lit(_target(s))} in {lit(doc.text(s.iter.span))}:", ""]
             out += indent(stmt_lines(doc, s.body, depth + 1), 2) + [""]

@@ -1,0 +1,156 @@
+"""Games played once for every property of a configuration
+(verify.playbook): each property gets exactly the run it gets alone, and
+the verdicts and evidence are those of checking each property alone."""
+from __future__ import annotations
+
+import pytest
+
+from atoll.compiler import pipeline
+from atoll.verify import playbook
+from atoll.verify.play import check_by_play
+from atoll.verify.runs import PlayCheck
+
+SPEC = '''game g { title: "G" players: 2..3 }
+state {
+  player banked: int = 0 visible all "banked"
+  at_risk: int = 0 visible all "at risk"
+  last: list[int] = [] visible all "the last roll"
+}
+flow { round { turns in seats: push } }
+phase push "push" {
+  action roll_dice() "roll" {
+    roll r from dice(2, 6)
+    last = r
+    if 1 in r { at_risk = 0  end phase } else { at_risk = at_risk + r[0] + r[1] }
+  }
+  action stop() "stop" when at_risk > 0 {
+    banked[me] = banked[me] + at_risk
+    at_risk = 0
+    if banked[me] >= 30 { win [me] }
+    end phase
+  }
+}
+property stays "stays" invariant at_risk >= 0
+property fails_late "fails in some games" invariant at_risk < 20
+property fails_at_once "fails at the start" invariant at_risk > 0
+property cannot_say "cannot be evaluated before a roll" invariant last[0] >= 0
+property some_stop "a stop is allowed" invariant forall stop(): at_risk > 0
+property stuck "never stuck" deadlock_free
+property reached "reached" reachable banked[0] >= 10
+property never "not reached" reachable banked[0] > 1000
+property lowers "a measure per turn" terminates by 100 - banked[0] - banked[1] per turn
+'''
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    p = tmp_path_factory.mktemp("pb") / "g.atoll"
+    p.write_text(SPEC)
+    comp = pipeline.compile_spec(p)
+    return pipeline.instantiate(comp, 2, {}), str(p), comp.program
+
+
+def _fields(r):
+    return (r.violation, r.actions, r.steps, r.seed, r.outcome, r.failed, r.choices,
+            r.random_choices, r.ending, r.cut, sorted(r.states), r.cap)
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_each_property_gets_the_run_it_gets_alone(game, record):
+    g, _, prog = game
+    props = list(prog.properties.values())
+    checks = []
+    for pr in props:
+        c = PlayCheck(g, pr)
+        c.record_states = record
+        checks.append(c)
+    outcomes = set()
+    for seed in range(12):
+        for choices in ((), (1, 0, 1, 1, 0, 1), (0,) * 30):
+            together = playbook.play_together(g, checks, seed, choices, record=record)
+            for c, r in zip(checks, together):
+                alone = c.play(seed, choices, "uniform")
+                assert _fields(r) == _fields(alone), (c.pr.name, seed, choices)
+                outcomes.add((c.pr.name, r.outcome))
+    # the cases that matter were met: a violation late and at once, an error, an end, a cap
+    assert {("fails_late", "violation"), ("fails_at_once", "violation"), ("cannot_say", "error"),
+            ("stays", "ok"), ("reached", "violation"), ("never", "ok")} <= outcomes
+
+
+@pytest.mark.parametrize("states", [40])   # the searches decide little: play decides
+def test_a_shared_check_is_the_check_alone(game, monkeypatch, states):
+    from atoll.verify import play
+    monkeypatch.setattr(play, "MAX_STATES", states)
+    g, path, prog = game
+    props = [pr for pr in prog.properties.values() if playbook.shares(pr)]
+    alone = {pr.name: check_by_play(g, pr, 12, 0, path) for pr in props}
+    playbook.plan(g, props, 12, 0, path)
+    try:
+        together = {pr.name: check_by_play(g, pr, 12, 0, path) for pr in props}
+        b = playbook.book(g, props[0], 12, 0)
+        assert b.uniform and b.steered   # the games were in fact played together
+    finally:
+        playbook.forget(g)
+    assert together == alone
+    assert {v[0] for v in together.values()} >= {"VIOLATED", "NO VIOLATION IN 15 GAMES"}
+
+
+def test_the_joint_search_is_dropped_when_a_property_fails(game):
+    g, path, prog = game
+    props = [prog.properties[n] for n in ("stays", "fails_late")]
+    b = playbook.Book(g, props, 40, 0, path)
+    b.uniform = {"stays": []}
+    assert set(b._joint(30.0)) == {"stays"}   # alone, it is shared
+    b.uniform = {"stays": [], "fails_late": []}
+    assert b._joint(30.0) == {}   # a failing game: each property searches alone
+
+
+def test_verify_matrix_on_dask_gives_the_local_verdicts(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed", reason="the Dask path needs atoll[dask]")
+    import json
+    from atoll.cli import main
+    from test_matrix_sharing import SPEC as SMALL
+    p = tmp_path / "g.atoll"
+    p.write_text(SMALL)
+    only = ["--property", "pure", "--property", "behaviour", "--games", "4"]
+    main(["verify", str(p), "--matrix", "--json", "--jobs", "1", *only])
+    local = json.loads(capsys.readouterr().out)["results"]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        main(["verify", str(p), "--matrix", "--json", "--dask", cluster.scheduler_address, *only])
+    dask = json.loads(capsys.readouterr().out)["results"]
+    key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
+    assert [(key(r), r["verdict"], r["method"]) for r in local] == \
+           [(key(r), r["verdict"], r["method"]) for r in dask]
+
+
+def test_verify_dask_needs_the_matrix_and_a_scheduler(tmp_path, capsys):
+    import json
+    from atoll.cli import main
+    p = tmp_path / "g.atoll"
+    p.write_text(SPEC)
+    assert main(["verify", str(p), "--json", "--dask", "local"]) == 2
+    assert "--matrix" in json.loads(capsys.readouterr().out)["error"]["message"]
+    assert main(["verify", str(p), "--matrix", "--json", "--dask", "tcp://127.0.0.1:9",
+                 "--dask-timeout", "0.5"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"
+
+
+def test_induction_follows_setup_once_per_game(game, monkeypatch):
+    """Every invariant's base case starts from the same abstract setup,
+    followed once per game; the verdicts are those of following it each time."""
+    from atoll.verify import induction
+    g, _, prog = game
+    props = [prog.properties[n] for n in ("stays", "fails_at_once")]
+    fresh = []
+    for pr in props:
+        induction._SETUPS.pop(g, None)
+        fresh.append(induction.check_induction(prog, g, pr, 5000))
+    calls = []
+    real = induction.Abstraction.before_setup
+    monkeypatch.setattr(induction.Abstraction, "before_setup",
+                        lambda self, cons: calls.append(1) or real(self, cons))
+    induction._SETUPS.pop(g, None)
+    kept = [induction.check_induction(prog, g, pr, 5000) for pr in props]
+    assert kept == fresh and fresh[1][1]["step"] == "setup"
+    assert len(calls) == 1

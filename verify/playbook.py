@@ -1,0 +1,366 @@
+"""Games played once for every property of a configuration.
+
+Checking properties by play (:mod:`atoll.verify.play`) plays, for each
+property, the same uniformly random games: game ``i`` is `atoll simulate`'s
+game of seed ``seed + i``, whatever the property. Which move is taken never
+depends on the property; the property only decides when its game stops (at
+its first violation). So each game is played once, and every property
+watches each state of it (:func:`play_together`), stopping where its own game
+would have stopped. Each property gets exactly the :class:`Run` that
+:meth:`PlayCheck.play` gives alone (a test compares them).
+
+The games hypothesis steers are shared too, for the properties whose
+steered games follow the uniform policy: hypothesis asks for the same games
+of each of them as long as none of them fails and their games are equally
+long (the only feedback it gets is the game's length). One joint search
+plays each game once for all of them; should any game differ between them
+(a property fails, or its game stops elsewhere), the joint search is
+dropped and each property searches alone, as before.
+
+The searches (:func:`atoll.verify.play._search`) are made once per property
+and kept here, so that the play check of a property does not search again.
+"""
+from __future__ import annotations
+
+import random
+import time
+import weakref
+from typing import Optional
+
+from atoll.compiler.runtime import ModelError
+from atoll.verify.runs import PlayCheck, PropertyError, Run, _position
+
+# The kinds checked by play whose uniform games can be shared. A measure per
+# action is left out: z3 usually proves it, and then it is never played.
+SHARED_KINDS = ("invariant", "action_invariant", "deadlock_free", "reachable", "terminates")
+
+
+def shares(pr) -> bool:
+    return pr.kind in SHARED_KINDS and not (pr.kind == "terminates" and pr.step == "action")
+
+
+def wanted(pr) -> tuple:
+    return ("violation",) if pr.kind == "reachable" else ("violation", "error")
+
+
+# ---------------------------------------------------------------- one game, many watchers
+
+class _Watch:
+    """One property's view of a shared game: the checks :meth:`PlayCheck._play`
+    makes, state by state."""
+    __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure")
+
+    def __init__(self, chk: PlayCheck, run: Run):
+        self.chk, self.run = chk, run
+        self.terminates = chk.pr.kind == "terminates"
+        self.cap = 0
+        self.last_key = self.last_measure = None
+
+    def start(self, state) -> Optional[str]:
+        chk = self.chk
+        self.cap = self.run.cap = chk.cap_for(state)
+        problem = chk.check(state)
+        if self.terminates:
+            self.last_key, self.last_measure = chk.step_key(state, 0), chk.measure(state)
+            if self.last_measure < 0:
+                problem = f"the measure is negative ({self.last_measure}) at the start"
+        return problem
+
+    def after(self, state, steps: int, by_kind=None) -> Optional[str]:
+        chk = self.chk
+        if by_kind is not None and chk.pr.kind == "action_invariant":
+            if state.is_terminal() or state.is_chance_node():
+                return None
+            return chk.bad_action(state, by_kind())
+        if not self.terminates:
+            return chk.check(state)
+        key = chk.step_key(state, steps)
+        if key != self.last_key and not state.is_terminal():
+            m = chk.measure(state)
+            last, self.last_key, self.last_measure = self.last_measure, key, m
+            if m < 0:
+                return f"the measure fell below zero ({m})"
+            if m >= last:
+                return (f"the measure did not decrease over "
+                        f"{'an' if chk.pr.step == 'action' else 'a'} {chk.pr.step}: {last} then {m}")
+        return None
+
+
+def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[float] = None,
+                  record: bool = True) -> list:
+    """The runs ``check.play(seed, choices, "uniform")`` would give for each
+    of ``checks`` (with ``record_states`` = ``record`` and this deadline),
+    from one game played once."""
+    runs = [Run(None, [], 0, seed) for _ in checks]
+    actions, picks = [], []
+    hashes: list = []
+    random_choices = 0
+    steps = 0
+    state = None
+
+    def position_hash():
+        while len(hashes) <= steps:
+            hashes.append(hash(_position(game, state)))
+
+    shared_states: dict = {}
+
+    def finish(w: _Watch, outcome: str, problem=None, cut=None, failed=None):
+        run = w.run
+        run.actions, run.choices = actions[:steps], picks[:len(picks)]
+        run.random_choices = random_choices
+        run.steps = steps
+        if outcome == "error":
+            run.violation, run.outcome, run.failed = problem, "error", failed
+            return
+        if record:
+            position_hash()
+            if steps not in shared_states:
+                shared_states[steps] = tuple(set(hashes[:steps + 1]))
+            run.states = shared_states[steps]
+        if outcome == "violation":
+            run.violation, run.outcome = problem, "violation"
+        elif outcome == "ending":
+            run.ending = state.ending()
+        else:
+            run.cut = cut
+            if cut != "deadlock":
+                run.outcome = "cut"
+
+    watches = [_Watch(c, r) for c, r in zip(checks, runs)]
+    try:
+        state = game.new_initial_state(seed=seed)
+    except ModelError as e:
+        for w in watches:
+            finish(w, "error", f"model error: {e}")
+        return runs
+    rng = random.Random(seed)
+    active = []
+    for w in watches:
+        try:
+            problem = w.start(state)
+        except PropertyError as e:
+            finish(w, "error", str(e))
+            continue
+        except ModelError as e:
+            finish(w, "error", f"model error: {e}")
+            continue
+        if problem is not None:
+            finish(w, "violation", problem)
+        elif state.is_terminal():
+            finish(w, "ending")
+        else:
+            active.append(w)
+    while active:
+        if record:
+            position_hash()
+        still = []
+        for w in active:
+            if steps >= w.cap:
+                finish(w, "cut", cut="cap")
+            else:
+                still.append(w)
+        active = still
+        if not active:
+            break
+        if deadline is not None and steps % 64 == 63 and time.perf_counter() > deadline:
+            for w in active:
+                finish(w, "cut", cut="time")
+            break
+        try:
+            legal = state.legal_actions()
+        except ModelError as e:
+            for w in active:
+                finish(w, "error", f"model error: {e}")
+            break
+        if not legal:
+            for w in active:
+                if w.chk.pr.kind != "deadlock_free":
+                    finish(w, "cut", cut="deadlock")
+                    continue
+                try:
+                    problem = w.chk.check(state)
+                except PropertyError as e:
+                    finish(w, "error", str(e))
+                    continue
+                if problem is not None:
+                    finish(w, "violation", problem)
+                else:
+                    finish(w, "cut", cut="deadlock")
+            break
+        if steps < len(choices):
+            i = choices[steps] % len(legal)
+        else:
+            i = rng.randrange(len(legal))
+            random_choices += 1
+        a = legal[i]
+        picks.append(i)
+        try:
+            state.apply_action(a)
+        except ModelError as e:
+            for w in active:
+                finish(w, "error", f"model error: {e}", failed=str(a))
+            break
+        actions.append(a.id)
+        steps += 1
+        still = []
+        grouped = None
+
+        def by_kind():   # the legal actions by kind, once per state for every action invariant
+            nonlocal grouped
+            if grouped is None:
+                grouped = {}
+                for x in state.legal_actions():
+                    grouped.setdefault(x.kind, []).append(x)
+            return grouped
+        for w in active:
+            try:
+                problem = w.after(state, steps, by_kind)
+            except PropertyError as e:
+                finish(w, "error", str(e))
+                continue
+            except ModelError as e:
+                finish(w, "error", f"model error: {e}")
+                continue
+            if problem is not None:
+                finish(w, "violation", problem)
+            elif state.is_terminal():
+                finish(w, "ending")
+            else:
+                still.append(w)
+        active = still
+    return runs
+
+
+# ---------------------------------------------------------------- the book of a configuration
+
+class Book:
+    """The play-based properties of one configuration (one game), their
+    searches, and their uniform and steered games, each played once."""
+
+    def __init__(self, game, props: list, games: int, seed: int, spec_path: str):
+        self.game, self.games, self.seed, self.spec_path = game, games, seed, spec_path
+        self.props = {pr.name: pr for pr in props if shares(pr)}
+        self.searched: dict = {}     # name -> (found, evidence)
+        self.uniform: Optional[dict] = None   # name -> [Run], in seed order
+        self.steered: Optional[dict] = None   # name -> [Run], or None: search alone
+
+    def search(self, name: str):
+        """The search's (found, evidence) for this property, made once."""
+        from atoll.verify.play import MAX_STATES, _search
+        if name not in self.searched:
+            pr = self.props[name]
+            evidence: dict = {}
+            try:
+                found = _search(PlayCheck(self.game, pr), self.game, pr, self.spec_path,
+                                MAX_STATES, evidence)
+            except Exception as e:   # raised for this property only, when it asks
+                self.searched[name] = e
+            else:
+                self.searched[name] = (found, evidence)
+        kept = self.searched[name]
+        if isinstance(kept, Exception):
+            raise kept
+        return kept[0], _copy(kept[1])
+
+    def _players(self) -> list:
+        """The properties that play: those their search did not decide."""
+        out = []
+        for n in self.props:
+            try:
+                if self.search(n)[0] is None:
+                    out.append(n)
+            except Exception:   # that property's own check reports it
+                continue
+        return out
+
+    def uniform_runs(self, name: str, play_seconds: float) -> list:
+        if self.uniform is None:
+            names = self._players()
+            checks = []
+            for n in names:
+                c = PlayCheck(self.game, self.props[n])
+                c.record_states = True
+                checks.append(c)
+            deadline = time.perf_counter() + play_seconds * max(1, len(names))
+            self.uniform = {n: [] for n in names}
+            for i in range(self.games):
+                if i and time.perf_counter() > deadline:
+                    break
+                for n, r in zip(names, play_together(self.game, checks, self.seed + i,
+                                                     deadline=deadline)):
+                    self.uniform[n].append(r)
+        return self.uniform[name]
+
+    def steered_runs(self, name: str, play_seconds: float):
+        """The steered games of this property from the joint search, or
+        None: it searches alone."""
+        if self.steered is None:
+            self.steered = self._joint(play_seconds)
+        return self.steered.get(name)
+
+    def _joint(self, play_seconds: float) -> dict:
+        from hypothesis import HealthCheck, Phase, find, settings, target
+        from hypothesis.errors import NoSuchExample, Unsatisfiable
+        from atoll.verify.play import GAME, STEERED_SHARE
+        names = [n for n, runs in self.uniform.items()
+                 if self.props[n].kind != "terminates"
+                 and not any(r.outcome in wanted(self.props[n]) for r in runs)]
+        if not names:
+            return {}
+        checks = []
+        for n in names:
+            c = PlayCheck(self.game, self.props[n])
+            c.record_states = True
+            checks.append(c)
+        deadline = time.perf_counter() + play_seconds * len(names)
+        played = {n: [] for n in names}
+        diverged = [False]
+
+        def bad(example):
+            if time.perf_counter() > deadline:
+                return False
+            runs = play_together(self.game, checks, example[0], example[1], deadline=deadline)
+            for n, r in zip(names, runs):
+                played[n].append(r)
+            if len({r.steps for r in runs}) > 1 or any(
+                    r.outcome in wanted(self.props[n]) for n, r in zip(names, runs)):
+                diverged[0] = True   # hypothesis would now ask each property for other games
+                return True
+            target(float(runs[0].steps), label="game length")
+            return False
+        try:
+            find(GAME, bad, settings=settings(
+                max_examples=max(1, self.games // STEERED_SHARE), database=None, deadline=None,
+                suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target]),
+                random=random.Random(self.seed))
+        except (NoSuchExample, Unsatisfiable):
+            pass
+        return {} if diverged[0] else played
+
+
+def _copy(evidence: dict) -> dict:
+    import copy
+    return copy.deepcopy(evidence)
+
+
+_BOOKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def plan(game, props: list, games: int, seed: int, spec_path: str) -> None:
+    """The play-based properties about to be checked in this game: their
+    games are played once, when the first of them asks."""
+    _BOOKS[game] = Book(game, props, games, seed, str(spec_path))
+
+
+def book(game, pr, games: int, seed: int) -> Optional[Book]:
+    """The book that holds this property's games, if one was planned for
+    the same budget."""
+    b = _BOOKS.get(game)
+    if b is None or pr.name not in b.props or b.props[pr.name] is not pr or \
+            (b.games, b.seed) != (games, seed):
+        return None
+    return b
+
+
+def forget(game) -> None:
+    _BOOKS.pop(game, None)
