@@ -33,6 +33,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 if importlib.util.find_spec("xdist") is not None:
+    @pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist: fine when it is disabled
     def pytest_xdist_make_scheduler(config, log):
         if config.getvalue("dist") != "loadfile":
             return None
