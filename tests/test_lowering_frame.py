@@ -308,3 +308,17 @@ def test_a_refusal_by_an_ensures_that_reads_a_choice_is_explained(tmp_path):
                 refused += 1
         st.apply_action(legal[(len(st.to_json()) + refused) % len(legal)])
     assert refused > 0
+
+
+def test_two_ensures_each_with_a_shortcut_agree(tmp_path):
+    # Two `ensures`, each with a disjunct decided before the effect: the
+    # pre-test joins them, and the rest is tested on a copy.
+    text = POSTSUB.replace("      or (k in tally and tally[k] % 2 == 0) or total + gain[me] > 70\n",
+                           "      or (k in tally and tally[k] % 2 == 0) or total + gain[me] > 70\n"
+                           "    ensures tired or moves % 3 != 1 or k != 2\n")
+    assert text != POSTSUB
+    path = tmp_path / "two.atoll"
+    path.write_text(text)
+    for players in (2, 3):
+        game = atoll.load(path, players=players)
+        assert compare_on_random_games(game, range(6), max_steps=90) > 200
