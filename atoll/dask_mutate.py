@@ -11,60 +11,14 @@ checks' own budgets (z3 timeouts, play's time budget) bound a mutant, not
 """
 from __future__ import annotations
 
-import logging
-
-from atoll.dask_sim import DaskSetupError, _import_distributed, probe
+from atoll.dask_sim import DaskSetupError, dask_pool
 from atoll.verify import mutate as MU
 
 __all__ = ["DaskSetupError", "execute_dask"]
 
 
 def execute_dask(p: MU.Plan, address: str, on_result=None, workers=None, timeout: float = 10.0) -> list:
-    distributed = _import_distributed()
-    cluster = client = None
-    try:
-        if address == "local":
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.ERROR)
-            client = distributed.Client(cluster, timeout=timeout, set_as_default=False)
-        else:
-            probe(address, timeout)
-            try:
-                client = distributed.Client(address, timeout=timeout, set_as_default=False)
-                client.wait_for_workers(1, timeout=timeout)
-            except Exception as e:   # it answered the probe, then failed
-                raise DaskSetupError(f"cannot use the Dask scheduler at {address}: "
-                                     f"{type(e).__name__}: {e}") from None
+    with dask_pool(address, workers, timeout) as pool:
         threads = max(1, sum(w.get("nthreads", 1) for w in
-                             client.scheduler_info().get("workers", {}).values()))
-        return MU.execute(p, threads, submit_pool=_Pool(client, distributed), on_result=on_result)
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-class _Pool:
-    """Dask's client with the face of a concurrent.futures pool: ``submit``
-    returns a future that ``concurrent.futures.wait`` understands."""
-
-    def __init__(self, client, distributed):
-        self.client = client
-        self.distributed = distributed
-
-    def submit(self, fn, task):
-        from concurrent.futures import Future
-        out = Future()
-        fut = self.client.submit(fn, task, pure=False)
-
-        def done(f):
-            try:
-                out.set_result(f.result())
-            except ImportError as e:
-                out.set_exception(DaskSetupError(f"a Dask worker cannot import atoll ({e}); install "
-                                                 "the same atoll on every worker"))
-            except BaseException as e:   # noqa: BLE001 - handed to the caller
-                out.set_exception(e)
-        fut.add_done_callback(done)
-        return out
+                             pool.client.scheduler_info().get("workers", {}).values()))
+        return MU.execute(p, threads, submit_pool=pool, on_result=on_result)

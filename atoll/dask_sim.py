@@ -13,6 +13,7 @@ only when called. Workers of a remote cluster need atoll installed.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 import math
 import time
 from typing import Optional
@@ -146,6 +147,59 @@ def simulate_dask(spec, game, n: int, seed: int = 0, *, address: str = "local",
                   "workers": nworkers, "threads": nthreads, "chunks": len(pieces),
                   "chunk_size": size}
         return simulation.summarize(game, records, n, seed, time.perf_counter() - t0, engine)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+class _Pool:
+    """Dask's client with the face of a concurrent.futures pool: ``submit``
+    returns a future that ``concurrent.futures.wait`` understands."""
+
+    def __init__(self, client, distributed):
+        self.client = client
+        self.distributed = distributed
+
+    def submit(self, fn, task):
+        from concurrent.futures import Future
+        out = Future()
+        fut = self.client.submit(fn, task, pure=False)
+
+        def done(f):
+            try:
+                out.set_result(f.result())
+            except ImportError as e:
+                out.set_exception(DaskSetupError(f"a Dask worker cannot import atoll ({e}); install "
+                                                 "the same atoll on every worker"))
+            except BaseException as e:   # noqa: BLE001 - handed to the caller
+                out.set_exception(e)
+        fut.add_done_callback(done)
+        return out
+
+
+@contextmanager
+def dask_pool(address: str, workers=None, timeout: float = 10.0):
+    """A pool whose ``submit(fn, task)`` runs ``fn(task)`` on Dask and gives
+    a ``concurrent.futures.Future``: a new local cluster of ``workers``
+    processes for ``"local"``, or the scheduler at ``address``."""
+    distributed = _import_distributed()
+    cluster = client = None
+    try:
+        if address == "local":
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.ERROR)
+            client = distributed.Client(cluster, timeout=timeout, set_as_default=False)
+        else:
+            probe(address, timeout)
+            try:
+                client = distributed.Client(address, timeout=timeout, set_as_default=False)
+                client.wait_for_workers(1, timeout=timeout)
+            except Exception as e:   # it answered the probe, then failed
+                raise DaskSetupError(f"cannot use the Dask scheduler at {address}: "
+                                     f"{type(e).__name__}: {e}") from None
+        yield _Pool(client, distributed)
     finally:
         if client is not None:
             client.close()

@@ -793,7 +793,7 @@ class ExSetting:
 
 @dataclass(frozen=True)
 class ExAction:
-    """An action of an example: ``build("Nuridan", b: [...])``, optionally
+    """An action of an example: ``build("harbour", b: [...])``, optionally
     ``by PLAYER``."""
     name: str
     args: tuple[Expr, ...] = ()
