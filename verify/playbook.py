@@ -134,22 +134,26 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             finish(w, "error", f"model error: {e}")
         return runs
     rng = random.Random(seed)
-    active = []
-    for w in watches:
+
+    def watching(w: _Watch, look) -> bool:
+        """Whether ``w`` goes on after ``look()`` checked the state (else its run is finished)."""
         try:
-            problem = w.start(state)
+            problem = look()
         except PropertyError as e:
             finish(w, "error", str(e))
-            continue
+            return False
         except ModelError as e:
             finish(w, "error", f"model error: {e}")
-            continue
+            return False
         if problem is not None:
             finish(w, "violation", problem)
         elif state.is_terminal():
             finish(w, "ending")
         else:
-            active.append(w)
+            return True
+        return False
+
+    active = [w for w in watches if watching(w, lambda w=w: w.start(state))]
     while active:
         if record:
             position_hash()
@@ -202,7 +206,6 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             break
         actions.append(a.id)
         steps += 1
-        still = []
         grouped = None
 
         def by_kind():   # the legal actions by kind, once per state for every action invariant
@@ -212,22 +215,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                 for x in state.legal_actions():
                     grouped.setdefault(x.kind, []).append(x)
             return grouped
-        for w in active:
-            try:
-                problem = w.after(state, steps, by_kind)
-            except PropertyError as e:
-                finish(w, "error", str(e))
-                continue
-            except ModelError as e:
-                finish(w, "error", f"model error: {e}")
-                continue
-            if problem is not None:
-                finish(w, "violation", problem)
-            elif state.is_terminal():
-                finish(w, "ending")
-            else:
-                still.append(w)
-        active = still
+        active = [w for w in active if watching(w, lambda w=w: w.after(state, steps, by_kind))]
     return runs
 
 
