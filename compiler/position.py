@@ -1,7 +1,7 @@
 """A position set by hand: ``Game.state_from``.
 
 A worked example of a rulebook starts from a position ("Red holds these
-cards, these islands have bridges; Red plays ...") that no saved game
+cards, these spaces are taken; Red plays ...") that no saved game
 describes. ``state_from`` builds it from a partial description over the
 state after setup: the values given replace those of a fresh game (seed
 ``seed``), in the JSON form of saved games, keyed by the names a save uses
