@@ -30,6 +30,7 @@ from typing import Callable, Iterable, NamedTuple, Optional
 from atoll.compiler import names as N
 from atoll.compiler import pipeline
 from atoll.compiler.runtime import ModelError
+from atoll.compiler.playout import Moves, move_kind
 
 # Keys of a summary that depend on the machine and the engine, not on the games.
 RUN_KEYS = ("seconds", "games_per_s", "actions_per_s", "engine")
@@ -75,7 +76,9 @@ def _broken(checks, st) -> Optional[str]:
 def play_random_game(game, seed: int, max_steps: int = 100_000, check: bool = False):
     """One game by uniformly random agents; returns (state, steps, error).
     With ``check``, every invariant of the spec is tested after setup and
-    after every action; the first that fails is the game's error."""
+    after every action; the first that fails is the game's error. Played
+    on the lean path (``State.legal_moves``/``apply_move``: no Action
+    objects), which gives the same game as choosing among ``legal_actions()``."""
     st = game.new_initial_state(seed=seed)
     rng = random.Random(seed)
     checks = invariants(game) if check else []
@@ -83,18 +86,22 @@ def play_random_game(game, seed: int, max_steps: int = 100_000, check: bool = Fa
     if checks and (bad := _broken(checks, st)):
         return st, steps, f"invariant `{bad}` is false after setup"
     while not st.is_terminal():
-        legal = st.legal_actions()
+        legal = st.legal_moves()
         if not legal:
             return st, steps, "deadlock: a non-terminal state has no legal action"
-        action = legal[rng.randrange(len(legal))]
+        i = rng.randrange(len(legal))
+        move = legal[i]
+        if checks:   # its label, in case an invariant fails after it
+            label = str(move) if legal.__class__ is not Moves else game._label(
+                game.actions[move_kind(legal, i)].name, move)
         try:
-            st.apply_action(action)
+            st.apply_move(i)
         except ModelError as e:   # the state before it, for a replay (atoll.web.traces)
-            e.state, e.action = st, action
+            e.state, e.action = st, st.legal_actions()[i]
             raise
         steps += 1
         if checks and (bad := _broken(checks, st)):
-            return st, steps, f"invariant `{bad}` is false after action {steps}, {action}"
+            return st, steps, f"invariant `{bad}` is false after action {steps}, {label}"
         if steps >= max_steps:
             return st, steps, f"no end after {max_steps} actions"
     return st, steps, None

@@ -232,7 +232,7 @@ def _cite(cites) -> str:
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
     __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
-                 "_legal", "_events", "choosing", "chosen")
+                 "_legal", "_events", "choosing", "chosen", "_chance")
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -253,11 +253,14 @@ class State:
         # made so far in the transaction under way (see compiler/choices.py)
         self.choosing: Optional[tuple] = None
         self.chosen: list = []
+        self._chance = None         # (the pending tuple, its _chance_counts()), see there
 
     @property
     def history(self) -> list[int]:
         """The ids of the actions applied so far, chance outcomes included."""
-        return [h if h.__class__ is int else h.id for h in self._hist]
+        g = self.game
+        return [h if h.__class__ is int else h.id if h.__class__ is Action
+                else g._action_id(g.actions[h[0]], h[1]) for h in self._hist]
 
     # ------------------------------------------------------------ copying
     def clone(self) -> "State":
@@ -276,6 +279,7 @@ class State:
         c._events = []
         c.choosing = self.choosing
         c.chosen = list(self.chosen)
+        c._chance = None
         return c
 
     def __eq__(self, other) -> bool:
@@ -318,13 +322,19 @@ class State:
         return self.S[0]
 
     def _chance_counts(self):
-        """(outcome action, count, total) of the pending chance event, outcomes in order."""
+        """(outcome action, count, total) of the pending chance event, outcomes in order.
+        Kept for the pending event (a new event is a new ``pending`` tuple)."""
         if not self.is_chance_node():
             return []
+        kept = self._chance
+        if kept is not None and kept[0] is self.pending:
+            return kept[1]
         bag, elem = self.pending[2], self.pending[3]
         counts = Counter(bag)
         total = len(bag)
-        return [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
+        out = [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
+        self._chance = (self.pending, out)
+        return out
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         return [(a, n / total) for a, n, total in self._chance_counts()]
@@ -378,8 +388,13 @@ class State:
             return [a for a, _ in self.chance_outcomes()]
         if self.choosing is not None:
             return [a for a in choice_actions(self.game, self) if player is None or a.player == player]
-        if self._legal is None:
-            self._legal = self.game._all_legal(self)
+        L = self._legal
+        if L is None:
+            L = self._legal = self.game._all_legal(self)
+        elif L.__class__ is Moves:   # listed by legal_moves(): the same actions, as Actions
+            g, me = self.game, self.ctl[4][self.ctl[2] % len(self.ctl[4])]
+            names = [g.actions[playout.move_kind(L, i)].name for i in range(len(L))]
+            L = self._legal = [Action(k, params, None, me, None, g) for k, params in zip(names, L)]
         if player is not None:
             return [a for a in self._legal if a.player == player]
         return list(self._legal)
@@ -421,6 +436,18 @@ class State:
     # ------------------------------------------------------------ moves
     def apply_action(self, action: Union[Action, int]) -> None:
         self.game._apply(self, action)
+
+    def legal_moves(self) -> list:
+        """The legal moves, lean: in the order of ``legal_actions()``, where
+        one player decides the parameter tuples of the actions (no Action
+        objects, labels or ids), elsewhere the Actions; see
+        ``atoll.compiler.playout``."""
+        L = self._legal
+        return L if L is not None else playout.legal_moves(self.game, self)
+
+    def apply_move(self, i: int) -> None:
+        """Apply move ``i`` of ``legal_moves()`` (as ``apply_action`` would the same action)."""
+        playout.apply_move(self.game, self, i)
 
     def sample_chance(self) -> Action:
         """Pick the outcome of the pending chance event from the state's seeded stream."""
@@ -479,6 +506,7 @@ class Game:
         self.source = source                  # the generated Python module
         self._ids: dict = {}                  # (action, params, player) -> id, see _action_id
         self._chances: dict = {}              # (item, type) -> chance Action, see _chance_action
+        self._pending_acts: dict = {}         # id -> (spec, params, player) of an action that waited for chance
         self._fn = {a.index: (ns[N.action("gen", a.name)], ns[N.action("why", a.name)],
                               ns[N.action("effect", a.name)], ns[N.action("ensures", a.name)])
                     for a in actions}
@@ -503,6 +531,8 @@ class Game:
         self._listing = {name: tuple((self._choices_where[ai], self._choices[ai], actions[ai].name,
                                       actions[ai]) for ai in ph.actions)
                          for name, ph in phases.items()}
+        self._move_listing = {name: tuple((self._choices_where[ai], self._choices[ai], ai) for ai in ph.actions)
+                              for name, ph in phases.items()}
         self._ends: dict[str, list] = {}
         for en in endings:
             self._ends.setdefault(en.time, []).append(
@@ -806,6 +836,10 @@ class Game:
                 st.choosing, st.chosen = None, list(choices or [])
                 aid = None if action is None else self._action_id(
                     action[0], action[1], action[2] if len(action) > 2 else None)
+                if aid is not None:   # kept, so that the outcome finds it without listing (_decode_pending)
+                    if len(self._pending_acts) >= _KEPT:
+                        self._pending_acts.clear()
+                    self._pending_acts[aid] = (action[0], action[1], action[2] if len(action) > 2 else None)
                 # the type of each outcome given so far: that of the draw
                 # that took it (draws of one transaction may differ in type)
                 given = list(forced or [])
@@ -930,7 +964,7 @@ class Game:
         if isinstance(action, Action) and action._game is self and st.pending is None \
                 and not self._sim_point(st):
             # One of this game's actions: found among the legal ones without its id.
-            legal = st._legal if st._legal is not None else st.legal_actions()
+            legal = st._legal if st._legal.__class__ is list else st.legal_actions()
             for match in legal:
                 if match is action:
                     break
@@ -958,7 +992,7 @@ class Game:
                     return
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
-        legal = st._legal if st._legal is not None else st.legal_actions()
+        legal = st._legal if st._legal.__class__ is list else st.legal_actions()
         sim = self._sim_point(st)
         match = next((a for a in legal if a.id == aid), None)
         if match is not None:
@@ -973,6 +1007,9 @@ class Game:
 
     def _decode_pending(self, st: State, aid: int):
         """The action whose effects wait for chance: it was legal in this state."""
+        known = self._pending_acts.get(aid)
+        if known is not None:
+            return known
         sim = self._sim_point(st)
         for a in self._all_legal(st):
             if a.id == aid:
@@ -1115,3 +1152,7 @@ def _hidden(t, v):
     if T.is_collection(t):
         return {"hidden": True, "size": len(v)}
     return {"hidden": True}
+
+
+from atoll.compiler import playout   # noqa: E402 - it reads this module's names
+from atoll.compiler.playout import Moves   # noqa: E402

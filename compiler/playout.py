@@ -1,0 +1,115 @@
+"""The lean playout path: legal moves as plain tuples, applied without
+``Action`` objects, labels or ids (computed only when asked for).
+
+A *move* is what ``State.legal_moves()`` lists: at a node where one player
+decides (no chance event, no choice inside an effect, no simultaneous
+stage waiting), the tuple ``(action index, params)``; at any other node,
+the ``Action`` that ``legal_actions()`` lists there. ``State.apply_move``
+takes one of the moves of the state's own listing, in the same order as
+``legal_actions()`` (so that a seeded random player plays the same game
+either way), and does what ``apply_action`` does with the matching action:
+the same state, the same history (ids computed when ``history`` is read),
+the same errors.
+
+``play_random(game, seed)`` is the random playout that ``atoll simulate``,
+the verifier's play and the benchmarks run.
+"""
+from __future__ import annotations
+
+import random
+
+from atoll.compiler import runtime as R
+
+
+class Moves(list):
+    """A state's legal moves at a node where one player decides: the
+    parameter tuples of its legal actions, in the order of
+    ``legal_actions()``; ``ends`` gives, for each action of the phase in
+    turn, (the index past its last move, the action's index)."""
+    __slots__ = ("ends",)
+
+
+def legal_moves(g, st) -> list:
+    """The legal moves of ``st`` (cached in ``st._legal`` until it changes)."""
+    L = st._legal
+    if L is not None:
+        return L
+    if st.outcome is None and st.pending is None and st.choosing is None \
+            and not (g._any_sim and g._sim_point(st)):
+        L = st._legal = _list(g, st)
+        return L
+    return st.legal_actions()
+
+
+def _list(g, st) -> Moves:
+    ctl, S = st.ctl, st.S
+    me = ctl[4][ctl[2] % len(ctl[4])]
+    out = Moves()
+    ends = out.ends = []
+    try:
+        for where, choices, ai in g._move_listing[g.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
+            g._where = where
+            out += choices(S, me)
+            if len(out) > R.MAX_LEGAL:
+                raise R.ModelError(f"evaluating {where}: more than {R.MAX_LEGAL:,} legal actions in one "
+                                 "state (a limit of the model: narrow the parameters' domains)")
+            ends.append((len(out), ai))
+    except RecursionError:
+        raise R.ModelError(f"evaluating {g._where}: the rules call each other without end") from None
+    except (R.ModelError, R.IllegalAction):
+        raise
+    except Exception as e:
+        raise R.ModelError(f"evaluating {g._where}: {R._why(e)}") from None
+    return out
+
+
+def move_kind(L: Moves, i: int) -> int:
+    """The index of the action of move ``i`` of ``L``."""
+    for end, ai in L.ends:
+        if i < end:
+            return ai
+    raise IndexError(i)
+
+
+def apply_move(g, st, i: int) -> None:
+    """Apply move ``i`` of ``legal_moves()``."""
+    L = st._legal
+    if L is None:
+        L = legal_moves(g, st)
+    if L.__class__ is not Moves:   # a chance node, a choice or a simultaneous stage: the Actions
+        L = st.legal_actions()
+        if not (i.__class__ is int and 0 <= i < len(L)):
+            raise R.IllegalAction(f"move {i!r} is not one of the {len(L)} legal_moves() of this state")
+        g._apply(st, L[i])
+        return
+    if not (i.__class__ is int and 0 <= i < len(L)):
+        raise R.IllegalAction(f"move {i!r} is not one of the {len(L)} legal_moves() of this state")
+    params = L[i]
+    for end, ai in L.ends:
+        if i < end:
+            break
+    spec = g.actions[ai]
+    forced = [] if st.chance_mode == "explicit" else None
+    g._transact(st, (spec, params, None), forced)
+    if st.pending is not None:
+        st.pending = (g._action_id(spec, params),) + st.pending[1:]
+    st._hist.append((ai, params))
+
+
+def play_random(g, seed: int, rng=None, max_steps: int = 0):
+    """One game by a uniformly random player (``rng``, default
+    ``random.Random(seed)``): the same game as choosing uniformly among
+    ``legal_actions()``. Returns (state, steps): the state is over, or has
+    no legal move (a deadlock), or ``max_steps`` (when positive) were played."""
+    st = g.new_initial_state(seed=seed)
+    randrange = (random.Random(seed) if rng is None else rng).randrange
+    steps = 0
+    while st.outcome is None:
+        n = len(st._legal if st._legal is not None else legal_moves(g, st))
+        if not n:
+            break
+        apply_move(g, st, randrange(n))
+        steps += 1
+        if steps == max_steps:
+            break
+    return st, steps
