@@ -34,7 +34,8 @@ from atoll.compiler.stdlib import EvalError
 from atoll.compiler.savegame import CorruptState
 from atoll.compiler.position import BadPosition, state_from as position_from  # noqa: F401 - exported
 from atoll.compiler.values import ValueCodec, pack, sort_values
-from atoll.compiler.choices import apply_choice, choice_actions, choice_options, wait_for_choice
+from atoll.compiler.choices import apply_choice, choice_actions, wait_for_choice
+from atoll.compiler.flow_engine import FlowEngine
 
 CHANCE = -1
 #: The most legal actions one state may list (see docs/language.md, Limits).
@@ -52,121 +53,12 @@ STATE_FORMAT = savegame.FORMAT
 _MASK = (1 << 64) - 1
 
 
-class IllegalAction(Exception):
-    """An action that the rules do not allow now. The message names the rule
-    and its rulebook citation; the state is unchanged."""
-
-
-class ModelError(RuntimeError):
-    """A rule could not be evaluated (a bug in the spec, such as reading a map
-    at a missing key). Names the rule; the state is unchanged."""
+from atoll.compiler.transaction import (  # noqa: E402,F401 - exported
+    IllegalAction, ModelError, Transaction, _DryRun, _NeedChance, _NeedChoice, _splitmix)
 
 
 #: Action ids and chance outcomes kept per game (the cache is emptied past this).
 _KEPT = 100_000
-
-
-class _NeedChoice(Exception):
-    """An effect asks ``player`` to choose among ``options`` (see ``Transaction.choose``)."""
-    def __init__(self, player, options, elem_type, name):
-        self.player, self.options, self.elem_type, self.name = player, options, elem_type, name
-
-
-class _NeedChance(Exception):
-    def __init__(self, bag, elem_type, how="draw"):
-        self.bag = bag
-        self.elem_type = elem_type
-        self.how = how
-
-
-def _splitmix(seed: int, counter: int) -> int:
-    z = (seed * 0x9E3779B97F4A7C15 + (counter + 1) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
-
-
-class Transaction:
-    """What an effect may ask of the engine: chance draws and endings.
-
-    ``forced`` lists chance outcomes given from outside (explicit chance);
-    past its end, a draw stops the transaction so that the state can ask
-    for the next outcome. Without ``forced``, draws use the state's seeded
-    random stream.
-
-    ``events`` lists what happened on the way, for traces and play: each
-    chance outcome as ``(how, item, type)`` (``how``: "draw", "roll", or
-    "roll owner" / "roll nobody" for a roll seen only by the player acting /
-    by nobody) and each branch described in words as ``("note", k)``.
-    """
-    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events", "choices", "chosen")
-
-    def __init__(self, seed: int, counter: int, forced: Optional[list] = None,
-                 choices: Optional[list] = None):
-        self.seed, self.counter, self.forced, self.used = seed, counter, forced, 0
-        self.choices, self.chosen = choices or [], 0
-        self.end = None
-        self.outcome = None
-        self.events = []
-
-    def note(self, k: int) -> None:
-        self.events.append(("note", k))
-
-    def draw(self, bag, elem_type, how="draw"):
-        if not bag:
-            raise ModelError("a rule draws from an empty bag; guard the draw with `size(...) > 0`")
-        if self.forced is not None:
-            if self.used >= len(self.forced):
-                raise _NeedChance(bag, elem_type, how)
-            item = self.forced[self.used]
-            self.used += 1
-            if item not in bag:   # pragma: no cover - outcomes are checked before
-                raise ModelError(f"chance outcome {item!r} is not in the bag")
-        else:
-            item = bag[_splitmix(self.seed, self.counter) % len(bag)]
-            self.counter += 1
-        self.events.append((how, item, elem_type))
-        i = bag.index(item)
-        return item, bag[:i] + bag[i + 1:]
-
-    def choose(self, player, domain, elem_type, name="x"):
-        """A player's choice inside an effect: the next of ``choices`` (the
-        choices made so far in this transaction), or, past their end, stop the
-        transaction so that the state waits for ``player`` to choose."""
-        options = choice_options(domain)
-        if not options:
-            raise ModelError(f"a rule asks player {player} to choose `{name}` from nothing; guard the "
-                             "`choose` with a test that its choices are not empty")
-        if self.chosen < len(self.choices):
-            item = self.choices[self.chosen]
-            self.chosen += 1
-            if item not in options:   # pragma: no cover - choices are checked when made
-                raise ModelError(f"the choice {item!r} is not among the choices of `{name}`")
-            self.events.append(("chose", item, elem_type, player, name))
-            return item
-        raise _NeedChoice(player, options, elem_type, name)
-
-    def finish(self, winners) -> None:
-        if self.outcome is None:
-            self.outcome = tuple(sorted(set(winners)))
-
-
-class _DryRun(Transaction):
-    """For `ensures`: run an effect on a copy, with draws resolved arbitrarily."""
-
-    def __init__(self):
-        super().__init__(0, 0, None)
-
-    def draw(self, bag, elem_type, how="draw"):
-        if not bag:
-            raise ModelError("a rule draws from an empty bag")
-        return bag[0], bag[1:]
-
-    def choose(self, player, domain, elem_type, name="x"):
-        options = choice_options(domain)
-        if not options:
-            raise ModelError(f"a rule asks player {player} to choose `{name}` from nothing")
-        return options[0]
 
 
 @dataclass(frozen=True)
@@ -481,7 +373,7 @@ class _Ending:
     tie: str = "tie"
 
 
-class Game:
+class Game(FlowEngine):
     """A compiled game for one player count and one choice of options."""
 
     def __init__(self, *, title, file, ns, layout, num_players, options, codec, slot_types,
@@ -577,217 +469,6 @@ class Game:
                list(self.info.get("phase_initial") or [None] * self.info["phase_slots"])
         self._transact(st, None, [] if chance == "explicit" else None)
         return st
-
-    # ------------------------------------------------------------ flow engine
-    def _phase_name(self, st: State) -> str:
-        return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
-
-    def _begin_round(self, st: State, X: Transaction) -> None:
-        st.S[0] += 1
-        for i, applies in enumerate(self._round_fn):
-            if applies(st.S):
-                st.ctl[0] = i
-                break
-        else:
-            raise ModelError("no `round` of the flow applies; give the last one no condition")
-        st.ctl[1] = -1
-        self._next_stage(st, X)
-
-    def _next_stage(self, st: State, X: Transaction) -> None:
-        while True:
-            st.ctl[1] += 1
-            stages = self.rounds[st.ctl[0]]
-            if st.ctl[1] >= len(stages):
-                if self._check_endings(st, X, "after_round"):
-                    return
-                self._begin_round(st, X)
-                return
-            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
-            if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
-                raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
-                                 f"0..{self.num_players - 1}")
-            if players:
-                st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
-                if stages[st.ctl[1]][2] == "around" and not self._start_around(st, stages[st.ctl[1]]):
-                    continue
-                if self._any_sim and self._sim_stage(st):   # enter the first phase for everyone at once
-                    name = self._phase_name(st)
-                    enter = self._phase_fn[name][0]
-                    self._where = self._phase_where[name][0]
-                    for p in players:
-                        enter(st.S, p, X)
-                    st.ctl[5] = False
-                return
-
-    def _next_phase(self, st: State, X: Transaction) -> None:
-        st.ctl[3] += 1
-        if st.ctl[3] >= len(self.rounds[st.ctl[0]][st.ctl[1]][1]):
-            self._end_turn(st, X)
-        else:
-            st.ctl[5] = True
-
-    def _end_turn(self, st: State, X: Transaction) -> None:
-        if self._check_endings(st, X, "after_turn"):
-            return
-        st.ctl[3] = 0
-        st.ctl[5] = not (self._any_sim and self._sim_stage(st))   # a simultaneous stage entered it for all
-        st.ctl[6] = False
-        stage = self.rounds[st.ctl[0]][st.ctl[1]]
-        if stage[2] == "around":
-            self._pass_turn(st, stage, X)
-            return
-        st.ctl[2] += 1
-        if st.ctl[2] >= len(st.ctl[4]):
-            self._next_stage(st, X)
-
-    # A stage `turns round L from v until C` keeps L in ctl[4] and counts its
-    # turns in ctl[2] (the player is ctl[4][ctl[2] % len(L)]); `v` holds whose
-    # turn it is, and between stages whose turn comes next.
-    def _keeper_seat(self, st: State, slot: int, players: tuple) -> int:
-        """The index in ``players`` of the player ``v`` names, or of the first
-        one after it in seat order when ``v`` is not among them."""
-        v = st.S[slot]
-        if not (isinstance(v, int) and 0 <= v < self.num_players):
-            raise ModelError(f"`{self.layout.names[slot]}` holds {v!r}, which is not a seat; the flow "
-                             f"keeps whose turn it is there (seats 0 to {self.num_players - 1})")
-        for k in range(self.num_players):
-            q = (v + k) % self.num_players
-            if q in players:
-                return players.index(q)
-        raise AssertionError("an around stage has players")   # pragma: no cover
-
-    def _start_around(self, st: State, stage) -> bool:
-        """Enter an around stage; False when it is skipped (its condition
-        already holds)."""
-        until, slot = stage[3], stage[4]
-        if until is not None:
-            self._where = "the condition that ends a stage of the flow"
-            if until(st.S):
-                return False
-        if slot is not None:
-            k = self._keeper_seat(st, slot, st.ctl[4])
-            st.ctl[2] = k
-            st.S[slot] = st.ctl[4][k]
-        return True
-
-    def _pass_turn(self, st: State, stage, X: Transaction) -> None:
-        """The turn passes to the next player of the stage (after the one
-        ``v`` names); then the stage ends if its condition holds."""
-        players, until, slot = st.ctl[4], stage[3], stage[4]
-        n = len(players)
-        if slot is None:
-            st.ctl[2] += 1
-        else:
-            k = (self._keeper_seat(st, slot, players) + 1) % n
-            st.ctl[2] += (k - st.ctl[2]) % n or n
-            st.S[slot] = players[k]
-        if until is not None:
-            self._where = "the condition that ends a stage of the flow"
-            if until(st.S):
-                self._next_stage(st, X)
-
-    def _seats(self, winners: tuple) -> tuple:
-        """The winners a `win` names, each a seat of this game."""
-        bad = [p for p in winners if not (isinstance(p, int) and 0 <= p < self.num_players)]
-        if bad:
-            raise ModelError(f"{self._where} names the winner {bad[0]!r}, which is not a seat of a "
-                             f"{self.num_players}-player game (seats 0 to {self.num_players - 1})")
-        return winners
-
-    def _after_effects(self, st: State, X: Transaction) -> bool:
-        """Endings after any change; then the signals of `end phase`/`end turn`.
-        Returns True when the game is over."""
-        if X.outcome is not None:
-            st.outcome = (self._where.replace("`", ""), self._seats(X.outcome))
-            return True
-        if self._check_endings(st, X, "immediately"):
-            return True
-        end, X.end = X.end, None
-        if end == "phase":
-            self._next_phase(st, X)
-        elif end == "turn":
-            self._end_turn(st, X)
-        return st.outcome is not None
-
-    def _sim_stage(self, st: State) -> bool:
-        stages = self.rounds[st.ctl[0]]
-        return 0 <= st.ctl[1] < len(stages) and stages[st.ctl[1]][2] == "simultaneous"
-
-    def _sim_point(self, st: State) -> bool:
-        """Several players of a simultaneous stage are still to make their first choice."""
-        return (self._any_sim and st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
-                and len(st.ctl[4]) - st.ctl[2] >= 2)
-
-    def _settle(self, st: State, X: Transaction) -> None:
-        """Run automatic steps until a player must decide or the game ends."""
-        S, ctl, rounds, steps = st.S, st.ctl, self.rounds, self._phase_step   # changed in place only
-        for _ in range(1_000_000):
-            if st.outcome is not None:
-                return
-            name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
-            enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
-            me = ctl[4][ctl[2] % len(ctl[4])]
-            if self._any_sim and self._sim_point(st) and not done(S, me):
-                return   # the players choose simultaneously
-            if ctl[5]:
-                ctl[5] = False
-                self._where = where_enter
-                enter(S, me, X)
-                if auto is not None:
-                    self._where = where_auto
-                    auto(S, me, X)
-                if self._after_effects(st, X):
-                    return
-                if auto is not None:
-                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2] % len(ctl[4])] == me:
-                        self._next_phase(st, X)
-                    continue
-                if ctl[5]:
-                    continue
-            self._where = where_done
-            if done(S, me):
-                if repeat(S, me):
-                    ctl[5] = True
-                else:
-                    self._next_phase(st, X)
-                continue
-            return
-        raise ModelError("the flow ran a million automatic steps without a decision")
-
-    def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
-        test = self._end_test.get(time)
-        if test is None:
-            return False
-        fn, ends = test
-        try:
-            i = fn(st.S)
-        except Exception:
-            for _, where, cond, _, _ in ends:   # name the ending whose condition fails
-                self._where = where
-                cond(st.S)
-            raise   # pragma: no cover - one of the conditions raised above
-        if i < 0:
-            self._where = ends[-1][1]
-            return False
-        en, where, cond, win, key = ends[i]
-        self._where = where
-        if en.kind == "win":
-            winners = self._seats(tuple(sorted(set(win(st.S)))))
-        elif en.kind == "tie":
-            winners = ()
-        else:
-            keys = {p: key(st.S, p) for p in range(self.num_players)}
-            best = max(keys.values())
-            top = [p for p in keys if keys[p] == best]
-            teams = {self.team_of.get(p, (p,)) for p in top}
-            if len(teams) == 1:
-                winners = tuple(sorted(next(iter(teams))))
-            elif en.tie == "shared":
-                winners = tuple(top)
-            else:
-                winners = ()
-        st.outcome = (en.name, winners)
-        return True
 
     # ------------------------------------------------------------ transactions
     def _transact(self, st: State, action: Optional[tuple], forced: Optional[list],

@@ -1,0 +1,225 @@
+"""The flow engine of the reference model: rounds, stages, turns, phases,
+`done when`, the endings, and the automatic steps between decisions. A part
+of ``Game`` (``compiler/runtime.py``), which inherits it; it knows no game."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atoll.compiler.transaction import ModelError, Transaction
+
+if TYPE_CHECKING:   # pragma: no cover
+    from atoll.compiler.runtime import State
+
+
+class FlowEngine:
+    """The methods of ``Game`` that run the turn flow (see the module's text)."""
+
+    def _phase_name(self, st: State) -> str:
+        return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
+
+    def _begin_round(self, st: State, X: Transaction) -> None:
+        st.S[0] += 1
+        for i, applies in enumerate(self._round_fn):
+            if applies(st.S):
+                st.ctl[0] = i
+                break
+        else:
+            raise ModelError("no `round` of the flow applies; give the last one no condition")
+        st.ctl[1] = -1
+        self._next_stage(st, X)
+
+    def _next_stage(self, st: State, X: Transaction) -> None:
+        while True:
+            st.ctl[1] += 1
+            stages = self.rounds[st.ctl[0]]
+            if st.ctl[1] >= len(stages):
+                if self._check_endings(st, X, "after_round"):
+                    return
+                self._begin_round(st, X)
+                return
+            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
+            if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
+                raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
+                                 f"0..{self.num_players - 1}")
+            if players:
+                st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
+                if stages[st.ctl[1]][2] == "around" and not self._start_around(st, stages[st.ctl[1]]):
+                    continue
+                if self._any_sim and self._sim_stage(st):   # enter the first phase for everyone at once
+                    name = self._phase_name(st)
+                    enter = self._phase_fn[name][0]
+                    self._where = self._phase_where[name][0]
+                    for p in players:
+                        enter(st.S, p, X)
+                    st.ctl[5] = False
+                return
+
+    def _next_phase(self, st: State, X: Transaction) -> None:
+        st.ctl[3] += 1
+        if st.ctl[3] >= len(self.rounds[st.ctl[0]][st.ctl[1]][1]):
+            self._end_turn(st, X)
+        else:
+            st.ctl[5] = True
+
+    def _end_turn(self, st: State, X: Transaction) -> None:
+        if self._check_endings(st, X, "after_turn"):
+            return
+        st.ctl[3] = 0
+        st.ctl[5] = not (self._any_sim and self._sim_stage(st))   # a simultaneous stage entered it for all
+        st.ctl[6] = False
+        stage = self.rounds[st.ctl[0]][st.ctl[1]]
+        if stage[2] == "around":
+            self._pass_turn(st, stage, X)
+            return
+        st.ctl[2] += 1
+        if st.ctl[2] >= len(st.ctl[4]):
+            self._next_stage(st, X)
+
+    # A stage `turns round L from v until C` keeps L in ctl[4] and counts its
+    # turns in ctl[2] (the player is ctl[4][ctl[2] % len(L)]); `v` holds whose
+    # turn it is, and between stages whose turn comes next.
+    def _keeper_seat(self, st: State, slot: int, players: tuple) -> int:
+        """The index in ``players`` of the player ``v`` names, or of the first
+        one after it in seat order when ``v`` is not among them."""
+        v = st.S[slot]
+        if not (isinstance(v, int) and 0 <= v < self.num_players):
+            raise ModelError(f"`{self.layout.names[slot]}` holds {v!r}, which is not a seat; the flow "
+                             f"keeps whose turn it is there (seats 0 to {self.num_players - 1})")
+        for k in range(self.num_players):
+            q = (v + k) % self.num_players
+            if q in players:
+                return players.index(q)
+        raise AssertionError("an around stage has players")   # pragma: no cover
+
+    def _start_around(self, st: State, stage) -> bool:
+        """Enter an around stage; False when it is skipped (its condition
+        already holds)."""
+        until, slot = stage[3], stage[4]
+        if until is not None:
+            self._where = "the condition that ends a stage of the flow"
+            if until(st.S):
+                return False
+        if slot is not None:
+            k = self._keeper_seat(st, slot, st.ctl[4])
+            st.ctl[2] = k
+            st.S[slot] = st.ctl[4][k]
+        return True
+
+    def _pass_turn(self, st: State, stage, X: Transaction) -> None:
+        """The turn passes to the next player of the stage (after the one
+        ``v`` names); then the stage ends if its condition holds."""
+        players, until, slot = st.ctl[4], stage[3], stage[4]
+        n = len(players)
+        if slot is None:
+            st.ctl[2] += 1
+        else:
+            k = (self._keeper_seat(st, slot, players) + 1) % n
+            st.ctl[2] += (k - st.ctl[2]) % n or n
+            st.S[slot] = players[k]
+        if until is not None:
+            self._where = "the condition that ends a stage of the flow"
+            if until(st.S):
+                self._next_stage(st, X)
+
+    def _seats(self, winners: tuple) -> tuple:
+        """The winners a `win` names, each a seat of this game."""
+        bad = [p for p in winners if not (isinstance(p, int) and 0 <= p < self.num_players)]
+        if bad:
+            raise ModelError(f"{self._where} names the winner {bad[0]!r}, which is not a seat of a "
+                             f"{self.num_players}-player game (seats 0 to {self.num_players - 1})")
+        return winners
+
+    def _after_effects(self, st: State, X: Transaction) -> bool:
+        """Endings after any change; then the signals of `end phase`/`end turn`.
+        Returns True when the game is over."""
+        if X.outcome is not None:
+            st.outcome = (self._where.replace("`", ""), self._seats(X.outcome))
+            return True
+        if self._check_endings(st, X, "immediately"):
+            return True
+        end, X.end = X.end, None
+        if end == "phase":
+            self._next_phase(st, X)
+        elif end == "turn":
+            self._end_turn(st, X)
+        return st.outcome is not None
+
+    def _sim_stage(self, st: State) -> bool:
+        stages = self.rounds[st.ctl[0]]
+        return 0 <= st.ctl[1] < len(stages) and stages[st.ctl[1]][2] == "simultaneous"
+
+    def _sim_point(self, st: State) -> bool:
+        """Several players of a simultaneous stage are still to make their first choice."""
+        return (self._any_sim and st.ctl[3] == 0 and not st.ctl[5] and not st.ctl[6] and self._sim_stage(st)
+                and len(st.ctl[4]) - st.ctl[2] >= 2)
+
+    def _settle(self, st: State, X: Transaction) -> None:
+        """Run automatic steps until a player must decide or the game ends."""
+        S, ctl, rounds, steps = st.S, st.ctl, self.rounds, self._phase_step   # changed in place only
+        for _ in range(1_000_000):
+            if st.outcome is not None:
+                return
+            name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
+            enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
+            me = ctl[4][ctl[2] % len(ctl[4])]
+            if self._any_sim and self._sim_point(st) and not done(S, me):
+                return   # the players choose simultaneously
+            if ctl[5]:
+                ctl[5] = False
+                self._where = where_enter
+                enter(S, me, X)
+                if auto is not None:
+                    self._where = where_auto
+                    auto(S, me, X)
+                if self._after_effects(st, X):
+                    return
+                if auto is not None:
+                    if not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2] % len(ctl[4])] == me:
+                        self._next_phase(st, X)
+                    continue
+                if ctl[5]:
+                    continue
+            self._where = where_done
+            if done(S, me):
+                if repeat(S, me):
+                    ctl[5] = True
+                else:
+                    self._next_phase(st, X)
+                continue
+            return
+        raise ModelError("the flow ran a million automatic steps without a decision")
+
+    def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
+        test = self._end_test.get(time)
+        if test is None:
+            return False
+        fn, ends = test
+        try:
+            i = fn(st.S)
+        except Exception:
+            for _, where, cond, _, _ in ends:   # name the ending whose condition fails
+                self._where = where
+                cond(st.S)
+            raise   # pragma: no cover - one of the conditions raised above
+        if i < 0:
+            self._where = ends[-1][1]
+            return False
+        en, where, cond, win, key = ends[i]
+        self._where = where
+        if en.kind == "win":
+            winners = self._seats(tuple(sorted(set(win(st.S)))))
+        elif en.kind == "tie":
+            winners = ()
+        else:
+            keys = {p: key(st.S, p) for p in range(self.num_players)}
+            best = max(keys.values())
+            top = [p for p in keys if keys[p] == best]
+            teams = {self.team_of.get(p, (p,)) for p in top}
+            if len(teams) == 1:
+                winners = tuple(sorted(next(iter(teams))))
+            elif en.tie == "shared":
+                winners = tuple(top)
+            else:
+                winners = ()
+        st.outcome = (en.name, winners)
+        return True
