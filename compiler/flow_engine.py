@@ -160,7 +160,7 @@ class FlowEngine:
             if st.outcome is not None:
                 return
             name = rounds[ctl[0]][ctl[1]][1][ctl[3]]
-            enter, auto, done, repeat, where_enter, where_auto, where_done = steps[name]
+            enter, auto, done, repeat, where_enter, where_auto, where_done, donem = steps[name]
             me = ctl[4][ctl[2] % len(ctl[4])]
             if self._any_sim and self._sim_point(st) and not done(S, me):
                 return   # the players choose simultaneously
@@ -180,14 +180,90 @@ class FlowEngine:
                 if ctl[5]:
                     continue
             self._where = where_done
-            if done(S, me):
+            if donem is None:
+                if done(S, me):
+                    if repeat(S, me):
+                        ctl[5] = True
+                    else:
+                        self._next_phase(st, X)
+                    continue
+                return
+            M = {}
+            try:   # the test that keeps the choices it lists (see compiler/lower_flow.py)
+                over = donem(S, me, M)
+            except Exception:   # where it fails, the plain test raises or answers
+                M = None
+                over = done(S, me)
+            if over:
                 if repeat(S, me):
                     ctl[5] = True
                 else:
                     self._next_phase(st, X)
                 continue
+            if M:
+                st._memo = (S, ctl, M)
             return
         raise ModelError("the flow ran a million automatic steps without a decision")
+
+    def _act(self, st: State, ai: int, params: tuple, forced) -> None:
+        """``_transact`` of action ``ai`` with ``params`` at a node where one
+        player decides (no simultaneous stage in the game): the same steps,
+        the way they go after most actions written out (no ending, no `end
+        phase`/`end turn`, the phase not done: the player decides again);
+        anything else goes on as ``_transact`` goes."""
+        S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
+        S = st.S = S0.copy()
+        ctl = st.ctl = ctl0.copy()
+        X = Transaction(st.rng[0], st.rng[1], forced)
+        effect, where, done, repeat, where_done, donem = self._act_steps[ai]
+        try:
+            me = ctl[4][ctl[2] % len(ctl[4])]
+            ctl[6] = True
+            self._where = where
+            effect(S, me, X, *params)
+            imm = self._imm_test
+            ends = -1
+            if imm is not None:
+                try:
+                    ends = imm(S)
+                except Exception:   # _check_endings words the error
+                    ends = 0
+            if X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
+                if not self._after_effects(st, X):
+                    self._settle(st, X)
+            else:   # the first step of _settle, in the phase of the action
+                self._where = where_done
+                M = None
+                if donem is None:
+                    over = done(S, me)
+                else:
+                    M = {}
+                    try:
+                        over = donem(S, me, M)
+                    except Exception:   # the plain test raises or answers (see _settle)
+                        M = None
+                        over = done(S, me)
+                if over:
+                    if repeat(S, me):
+                        ctl[5] = True
+                    else:
+                        self._next_phase(st, X)
+                    self._settle(st, X)
+                elif M:
+                    st._memo = (S, ctl, M)
+            for i, ok in self._int_watch:   # as _transact
+                v = S[i]
+                if v is not S0[i] and v is not None and not ok(v, S0[i]):
+                    self._past_bound(st, S0, ctl0, outcome0, (self.actions[ai], params), forced)
+        except BaseException as e:
+            st.S, st.ctl, st.outcome = S0, ctl0, outcome0
+            self._stopped(st, e, (self.actions[ai], params), forced, None, X)
+            return
+        st.rng[1] = X.counter
+        st.pending = None
+        st.choosing, st.chosen = None, []
+        st._legal = None
+        st._events = X.events
 
     def _check_endings(self, st: State, X: Transaction, time: str) -> bool:
         test = self._end_test.get(time)

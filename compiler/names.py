@@ -71,8 +71,9 @@ def init(name: str) -> str:
 
 # ---------------------------------------------------------------- phases and actions
 
-PHASE_ROLES = ("enter", "auto", "done", "repeat")
-OPTIONAL_PHASE_ROLES = ("auto",)
+PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem")
+# phdonem: `done when` keeping the lists of choices it computes (see lower_flow)
+OPTIONAL_PHASE_ROLES = ("auto", "donem")
 ACTION_ROLES = ("gen", "choices", "why", "effect", "ensures", "ok", "post")
 OPTIONAL_ACTION_ROLES = ("ok", "post")
 

@@ -18,7 +18,8 @@ from atoll.compiler import types as T
 from atoll.compiler.check import Checker, check_types
 from atoll.compiler.consts import Budget, OverBudget, const_order, too_large
 from atoll.compiler.flow import check_flow
-from atoll.compiler.lower import Layout, lower
+from atoll.compiler.lower import Layout
+from atoll.compiler.lower_flow import lower
 from atoll.compiler.events import desugar as desugar_events
 from atoll.compiler.modifiers import apply as apply_modifiers
 from atoll.compiler.procs import link as link_procs

@@ -41,15 +41,27 @@ def legal_moves(g, st) -> list:
     return st.legal_actions()
 
 
+def kept_choices(st):
+    """The legal choices by action index that the last `done when` test
+    listed on the state's present S and ctl (see compiler/lower_flow.py), or None."""
+    m = st._memo
+    return m[2] if m is not None and m[0] is st.S and m[1] is st.ctl else None
+
+
 def _list(g, st) -> Moves:
     ctl, S = st.ctl, st.S
     me = ctl[4][ctl[2] % len(ctl[4])]
     out = Moves()
     ends = out.ends = []
+    m = st._memo
+    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else None
     try:
         for where, choices, ai in g._move_listing[g.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
             g._where = where
-            out += choices(S, me)
+            if memo is not None and ai in memo:
+                out += memo[ai]
+            else:
+                out += choices(S, me)
             if len(out) > R.MAX_LEGAL:
                 raise R.ModelError(f"evaluating {where}: more than {R.MAX_LEGAL:,} legal actions in one "
                                  "state (a limit of the model: narrow the parameters' domains)")
@@ -88,11 +100,9 @@ def apply_move(g, st, i: int) -> None:
     for end, ai in L.ends:
         if i < end:
             break
-    spec = g.actions[ai]
-    forced = [] if st.chance_mode == "explicit" else None
-    g._transact(st, (spec, params, None), forced)
+    g._act(st, ai, params, [] if st.chance_mode == "explicit" else None)
     if st.pending is not None:
-        st.pending = (g._action_id(spec, params),) + st.pending[1:]
+        st.pending = (g._action_id(g.actions[ai], params),) + st.pending[1:]
     st._hist.append((ai, params))
 
 

@@ -124,7 +124,7 @@ def _cite(cites) -> str:
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
     __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
-                 "_legal", "_events", "choosing", "chosen", "_chance")
+                 "_legal", "_events", "choosing", "chosen", "_chance", "_memo")
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -146,6 +146,9 @@ class State:
         self.choosing: Optional[tuple] = None
         self.chosen: list = []
         self._chance = None         # (the pending tuple, its _chance_counts()), see there
+        # (S, ctl, {action index: its legal choices}) that the last `done when`
+        # test computed on this very S and ctl (see compiler/lower_flow.py)
+        self._memo = None
 
     @property
     def history(self) -> list[int]:
@@ -172,6 +175,7 @@ class State:
         c.choosing = self.choosing
         c.chosen = list(self.chosen)
         c._chance = None
+        c._memo = None
         return c
 
     def __eq__(self, other) -> bool:
@@ -416,7 +420,8 @@ class Game(FlowEngine):
         self._stage_fn = [[ns[N.stage_fn(i, j)] for j in range(len(rd))] for i, rd in enumerate(rounds)]
         self._phase_where = {name: (f"entering phase `{name}`", f"phase `{name}`",
                                     f"the end condition of phase `{name}`") for name in phases}
-        self._phase_step = {name: self._phase_fn[name] + self._phase_where[name] for name in phases}
+        self._phase_step = {name: self._phase_fn[name] + self._phase_where[name]
+                            + (ns.get(N.phase("donem", name)),) for name in phases}
         self._action_where = [f"action `{a.name}`" for a in actions]
         self._choices_where = [f"the choices of action `{a.name}`" for a in actions]
         # per phase, for listing the legal actions: (error text, choices, action name, spec)
@@ -432,6 +437,13 @@ class Game(FlowEngine):
                  ns.get(N.ending_rank(en.name))))
         # per timing: the test of all its conditions at once, and its endings
         self._end_test = {time: (ns[N.endings_at(time)], ends) for time, ends in self._ends.items()}
+        imm = self._end_test.get("immediately")
+        self._imm_test = None if imm is None else imm[0]   # (see FlowEngine._act)
+        # per action, what the step after it needs (see FlowEngine._act): its
+        # effect, what it is called, and its phase's end test
+        self._act_steps = [(self._fn[a.index][2], self._action_where[a.index]) + self._phase_fn[a.phase][2:4]
+                           + (self._phase_where[a.phase][2], ns.get(N.phase("donem", a.phase)))
+                           for a in actions]
         # The slots that hold ints, with the test that they are within the bound:
         # every int (for the setup and saving), and after an action only the
         # ints that can have changed (see atoll.compiler.intbound).
@@ -510,37 +522,44 @@ class Game(FlowEngine):
                         self._past_bound(st, S0, ctl0, outcome0, action, forced)
         except BaseException as e:
             st.S, st.ctl, st.outcome = S0, ctl0, outcome0
-            if isinstance(e, _NeedChoice):
-                wait_for_choice(self, st, e, action, forced, choices, X)
-                return
-            if isinstance(e, _NeedChance):
-                st.choosing, st.chosen = None, list(choices or [])
-                aid = None if action is None else self._action_id(
-                    action[0], action[1], action[2] if len(action) > 2 else None)
-                if aid is not None:   # kept, so that the outcome finds it without listing (_decode_pending)
-                    if len(self._pending_acts) >= _KEPT:
-                        self._pending_acts.clear()
-                    self._pending_acts[aid] = (action[0], action[1], action[2] if len(action) > 2 else None)
-                # the type of each outcome given so far: that of the draw
-                # that took it (draws of one transaction may differ in type)
-                given = list(forced or [])
-                types = [ev[2] for ev in X.events if ev[0] != "note"][:len(given)]
-                st.pending = (aid, given, e.bag, e.elem_type, types)
-                st._legal = None
-                st._events = X.events + [("waits", e.how)]
-                return
-            if isinstance(e, (IllegalAction, ModelError)) or not isinstance(e, Exception):
-                raise
-            if isinstance(e, RecursionError):
-                raise ModelError(f"evaluating {self._where}: the rules call each other without end "
-                                 "(for example two `ensures` that ask `can` of each other)") from None
-            # a spec bug surfaced by evaluation
-            raise ModelError(f"evaluating {self._where}: {_why(e)}") from None
+            self._stopped(st, e, action, forced, choices, X)
+            return
         st.rng[1] = X.counter
         st.pending = None
         st.choosing, st.chosen = None, []
         st._legal = None
         st._events = X.events
+
+    def _stopped(self, st: State, e: BaseException, action: Optional[tuple], forced: Optional[list],
+                 choices: Optional[list], X: Transaction) -> None:
+        """A transaction stopped by ``e`` (the state is back as it was): wait
+        for a choice or for chance, or raise the error as play words it."""
+        if isinstance(e, _NeedChoice):
+            wait_for_choice(self, st, e, action, forced, choices, X)
+            return
+        if isinstance(e, _NeedChance):
+            st.choosing, st.chosen = None, list(choices or [])
+            aid = None if action is None else self._action_id(
+                action[0], action[1], action[2] if len(action) > 2 else None)
+            if aid is not None:   # kept, so that the outcome finds it without listing (_decode_pending)
+                if len(self._pending_acts) >= _KEPT:
+                    self._pending_acts.clear()
+                self._pending_acts[aid] = (action[0], action[1], action[2] if len(action) > 2 else None)
+            # the type of each outcome given so far: that of the draw
+            # that took it (draws of one transaction may differ in type)
+            given = list(forced or [])
+            types = [ev[2] for ev in X.events if ev[0] != "note"][:len(given)]
+            st.pending = (aid, given, e.bag, e.elem_type, types)
+            st._legal = None
+            st._events = X.events + [("waits", e.how)]
+            return
+        if isinstance(e, (IllegalAction, ModelError)) or not isinstance(e, Exception):
+            raise
+        if isinstance(e, RecursionError):
+            raise ModelError(f"evaluating {self._where}: the rules call each other without end "
+                             "(for example two `ensures` that ask `can` of each other)") from None
+        # a spec bug surfaced by evaluation
+        raise ModelError(f"evaluating {self._where}: {_why(e)}") from None
 
     def _take_slot(self, st: State, player: int) -> None:
         """Let ``player`` (still to choose in this stage) play now."""
@@ -565,15 +584,18 @@ class Game(FlowEngine):
         ctl, S = st.ctl, st.S
         me = ctl[4][ctl[2] % len(ctl[4])]
         out = []
+        memo = kept_choices(st)
         try:
             for where, choices, kind, spec in self._listing[self.rounds[ctl[0]][ctl[1]][1][ctl[3]]]:
                 self._where = where
                 room = MAX_LEGAL + 1 - len(out)   # a state lists at most MAX_LEGAL actions
                 if simultaneous:
                     out.extend([self._make_action(spec, params, me, True)
-                                for params in islice(choices(S, me), room)])
+                                for params in islice(choices(S, me) if memo is None or spec.index not in memo
+                                     else memo[spec.index], room)])
                 else:
-                    for params in islice(choices(S, me), room):
+                    for params in islice(choices(S, me) if memo is None or spec.index not in memo
+                                     else memo[spec.index], room):
                         out.append(Action(kind, params, None, me, None, self))
                 if len(out) > MAX_LEGAL:
                     raise ModelError(f"evaluating {where}: more than {MAX_LEGAL:,} legal actions in one "
@@ -655,7 +677,7 @@ class Game(FlowEngine):
                 if match is None:
                     raise IllegalAction(self._explain(st, action))
             forced = [] if st.chance_mode == "explicit" else None
-            self._transact(st, (self.action_by_name[match.kind], match.params, None), forced)
+            self._act(st, self.action_by_name[match.kind].index, match.params, forced)
             if st.pending is not None:
                 st.pending = (match.id,) + st.pending[1:]
             st._hist.append(match)
@@ -679,7 +701,10 @@ class Game(FlowEngine):
         if match is not None:
             spec = self.action_by_name[match.kind]
             forced = [] if st.chance_mode == "explicit" else None
-            self._transact(st, (spec, match.params, match.player if sim else None), forced)
+            if sim:
+                self._transact(st, (spec, match.params, match.player), forced)
+            else:
+                self._act(st, spec.index, match.params, forced)
             if st.pending is not None:
                 st.pending = (aid,) + st.pending[1:]
             st._hist.append(aid)
@@ -836,4 +861,4 @@ def _hidden(t, v):
 
 
 from atoll.compiler import playout   # noqa: E402 - it reads this module's names
-from atoll.compiler.playout import Moves   # noqa: E402
+from atoll.compiler.playout import Moves, kept_choices   # noqa: E402

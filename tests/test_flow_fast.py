@@ -1,0 +1,102 @@
+"""The flow's fast steps (compiler/lower_flow.py, FlowEngine._act): a
+`done when` that keeps the choices it lists for the listing, and the step
+after an action written out; both must play exactly the games of the plain
+engine (`_transact` and the plain `done` test)."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import atoll
+from atoll.compiler import names as N
+
+ROOT = Path(__file__).resolve().parent.parent
+MI = ROOT / "spec" / "masterislands.atoll"
+SPECS = [MI, ROOT / "spec" / "kanaloa.atoll", ROOT / "tests" / "golden" / "countdown.atoll",
+         ROOT / "tests" / "good" / "dice_race.atoll"]
+
+
+def _play(game, seed, chance="auto", cap=400):
+    st = game.new_initial_state(seed=seed, chance=chance)
+    rng = random.Random(seed)
+    for _ in range(cap):
+        if st.is_terminal():
+            break
+        moves = st.legal_moves()
+        if not moves:
+            break
+        st.apply_move(rng.randrange(len(moves)))
+    return st
+
+
+def _plain(game):
+    """The game with the fast steps off: no kept choices, every action through _transact."""
+    game._phase_step = {k: v[:-1] + (None,) for k, v in game._phase_step.items()}
+    game._act = lambda st, ai, params, forced: game._transact(st, (game.actions[ai], params), forced)
+    return game
+
+
+def test_done_keeps_the_choices_of_its_own_actions():
+    game = atoll.load(str(MI), players=2)
+    assert N.phase("donem", "discovery") in game.ns      # `done when ... can(place) or can(sail)`
+    assert N.phase("donem", "conquest") not in game.ns   # no `can` in its `done`
+    calls = {"n": 0}
+
+    def counting(fast):
+        g = atoll.load(str(MI), players=2)
+        if not fast:
+            _plain(g)
+        ai = g.action_by_name["place"].index
+        choices = g._choices[ai]
+
+        def wrapped(S, me):
+            calls["n"] += 1
+            return choices(S, me)
+        g._move_listing = {ph: tuple((w, wrapped if i == ai else c, i) for w, c, i in rows)
+                           for ph, rows in g._move_listing.items()}
+        calls["n"] = 0
+        states = [_play(g, s) for s in range(3)]
+        return calls["n"], [st.history for st in states]
+
+    fast_calls, fast_hist = counting(True)
+    plain_calls, plain_hist = counting(False)
+    assert fast_hist == plain_hist
+    assert fast_calls < plain_calls / 2   # the listing takes the kept lists
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_fast_steps_play_the_plain_games(spec):
+    fast, plain = atoll.load(str(spec)), _plain(atoll.load(str(spec)))
+    failed = []
+
+    def watched(donem):   # the kept-choices test must not fail where the plain one works
+        def run(S, me, M):
+            try:
+                return donem(S, me, M)
+            except Exception as e:
+                failed.append(e)
+                raise
+        return None if donem is None else run
+    fast._phase_step = {k: v[:-1] + (watched(v[-1]),) for k, v in fast._phase_step.items()}
+    fast._act_steps = [s[:-1] + (watched(s[-1]),) for s in fast._act_steps]
+    for seed in range(3):
+        for chance in ("auto", "explicit"):
+            a, b = _play(fast, seed, chance), _play(plain, seed, chance)
+            assert a.history == b.history and a.to_json() == b.to_json()
+            assert a.legal_moves() == b.legal_moves()
+    assert not failed
+
+
+def test_a_done_test_that_fails_falls_back_to_the_plain_one():
+    fast, plain = atoll.load(str(MI), players=3), _plain(atoll.load(str(MI), players=3))
+
+    def broken(S, me, M):
+        M[0] = ["not a choice"]   # what it kept before failing must not be used
+        raise KeyError("boom")
+    fast._phase_step = {k: v[:-1] + ((broken,) if v[-1] is not None else (None,))
+                        for k, v in fast._phase_step.items()}
+    fast._act_steps = [s[:-1] + ((broken,) if s[-1] is not None else (None,)) for s in fast._act_steps]
+    for seed in range(3):
+        assert _play(fast, seed).to_json() == _play(plain, seed).to_json()
