@@ -138,6 +138,20 @@ class ObservationEncoder:
         self.codec = game.codec
         self.phases = list(game.phases)
         self._bucket: dict[str, int] = {}
+        # encode_state's parts: slot (or (slot, player) for a slot its owner
+        # sees) -> (the value, its writes, its hashed counts); see there
+        self._parts: dict = {}
+        self._acc: dict = {}   # player -> (slot -> the part counted, the hashed counts)
+        self._elements: dict = {}   # (path, element) -> its buckets (see _collection)
+        # per slot: 1 a collection seen by all, 2 one per player seen by all, else 0
+        colls = ("list", "set", "bag", "map")
+        self._coll_kind = [0] + [
+            0 if game.visibility[i][1] != "all" or not isinstance(t, tuple) else
+            1 if t[0] in colls else
+            2 if t[0] == "player" and isinstance(t[1], tuple) and t[1][0] in colls else 0
+            for i, t in enumerate(game.slot_types) if i > 0]
+        self._owner = [game.visibility[i] is not None and game.visibility[i][1] == "owner"
+                       for i in range(len(game.layout.names))]
         kinds: list[str] = []          # "flag", "int" or "count" per position
         kinds += ["flag"] * self.n                     # observing seat
         kinds += ["flag"] * (self.n + 3)               # to move: a seat, simultaneous, chance, over
@@ -199,20 +213,7 @@ class ObservationEncoder:
     # ------------------------------------------------------------ values
     def encode(self, obs: dict) -> list[float]:
         v = [0.0] * self.size
-        n = self.n
-        v[obs["player"]] = 1.0
-        cp = obs["current_player"]
-        if 0 <= cp < n:
-            v[n + cp] = 1.0
-        else:
-            v[n + n + {SIMULTANEOUS: 0, CHANCE: 1, TERMINAL: 2}.get(cp, 2)] = 1.0
-        base = n + n + 3
-        if obs["phase"] in self.phases:
-            v[base + self.phases.index(obs["phase"])] = 1.0
-        base += len(self.phases)
-        v[base] = _clip(obs["round"])
-        for w in obs["winners"]:
-            v[base + 1 + w] = 1.0
+        self._header(v, obs["player"], obs["current_player"], obs["phase"], obs["round"], obs["winners"])
         features: list[str] = []
         state = obs["state"]
         for name, t, offset in self.slots:
@@ -226,6 +227,108 @@ class ObservationEncoder:
             for b, c in counts.items():
                 v[self.exact + b] = min(c, INT_LIMIT)
         return v
+
+    def encode_state(self, st, player: int) -> list[float]:
+        """``encode(st.observation(player))``, made from parts kept per state
+        variable: a variable's part (its positions and its hashed counts) is
+        made again only when its value is another object than the last time
+        (values are never changed in place), or, for a variable seen by its
+        owner, for another player. Counts are whole numbers, so adding the
+        parts up gives the very counts ``encode`` gives."""
+        g = self.game
+        if not 0 <= player < self.n:
+            raise ValueError(f"player must be 0..{self.n - 1}")
+        v = [0.0] * self.size
+        self._header(v, player, st.current_player(), st.phase(), st.S[0], st.winners())
+        S, parts, owner = st.S, self._parts, self._owner
+        # the hashed counts of ``player``'s last vector, kept up to date part by part
+        acc = self._acc.get(player)
+        if acc is None:
+            acc = self._acc[player] = ({}, [0.0] * self.hash_size)
+        used, counts = acc
+        for i, (name, t, offset) in enumerate(self.slots, start=1):
+            x = S[i]
+            if x is None:
+                part = None
+            else:
+                key = (i, player) if owner[i] else i
+                part = parts.get(key)
+                if part is None or part[0] is not x:
+                    writes: dict = {}
+                    mine: dict = {}
+                    coll = self._coll_kind[i]
+                    if coll == 1:
+                        self._collection(t, x, writes, offset, name, mine)
+                    elif coll == 2:
+                        for q, y in enumerate(x):
+                            self._collection(t[1], y, writes, offset + q, f"{name}[{q}]", mine)
+                    else:
+                        features: list = []
+                        self._put(t, g._slot_view(i, x, player), writes, offset, name, features)
+                        for f in features if self.hash_size else ():
+                            b = self.bucket(f)
+                            mine[b] = mine.get(b, 0.0) + 1.0
+                    part = parts[key] = (x, tuple(writes.items()), tuple(mine.items()))
+                for k, y in part[1]:
+                    v[k] = y
+            old = used.get(i)
+            if old is not part:
+                if old is not None:
+                    for b, c in old[2]:
+                        counts[b] -= c
+                if part is not None:
+                    for b, c in part[2]:
+                        counts[b] += c
+                used[i] = part
+        if counts:
+            if max(counts) <= INT_LIMIT:
+                v[self.exact:] = counts
+            else:   # pragma: no cover - a million equal elements
+                v[self.exact:] = [min(c, INT_LIMIT) for c in counts]
+        return v
+
+    def _collection(self, t, x, writes: dict, i: int, path: str, mine: dict) -> None:
+        """What ``_put`` writes for collection ``x`` of type ``t`` seen by all
+        (its size; each element's hashed features, counted into ``mine``),
+        from the values: each element's buckets are kept."""
+        writes[i] = float(len(x))
+        if not self.hash_size:
+            return
+        cache, codec = self._elements, self.codec
+        is_map = t[0] == "map"
+        for e in x:
+            key = (path, e, x[e]) if is_map else (path, e)
+            try:
+                bs = cache.get(key)
+            except TypeError:   # an element holding a map: not kept
+                key, bs = None, None
+            if bs is None:
+                j = {"key": codec.to_json(t[1], e), "value": codec.to_json(t[2], x[e])} if is_map \
+                    else codec.to_json(t[1], e)
+                features: list = []
+                _element(path, j, features)
+                bs = tuple(self.bucket(f) for f in features)
+                if key is not None:
+                    if len(cache) >= 200_000:
+                        cache.clear()
+                    cache[key] = bs
+            for b in bs:
+                mine[b] = mine.get(b, 0.0) + 1.0
+
+    def _header(self, v: list, player: int, cp: int, phase: str, round_: int, winners) -> None:
+        n = self.n
+        v[player] = 1.0
+        if 0 <= cp < n:
+            v[n + cp] = 1.0
+        else:
+            v[n + n + {SIMULTANEOUS: 0, CHANCE: 1, TERMINAL: 2}.get(cp, 2)] = 1.0
+        base = n + n + 3
+        if phase in self.phases:
+            v[base + self.phases.index(phase)] = 1.0
+        base += len(self.phases)
+        v[base] = _clip(round_)
+        for w in winners:
+            v[base + 1 + w] = 1.0
 
     def bucket(self, feature: str) -> int:
         b = self._bucket.get(feature)

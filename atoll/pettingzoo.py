@@ -189,7 +189,7 @@ class AtollEnv(AECEnv):
     def observe(self, agent):
         self._need_reset()
         p = self._seat[agent]
-        vec = np.asarray(self.encoder.encode(self._state.observation(p)), dtype=np.float32)
+        vec = np.asarray(self.encoder.encode_state(self._state, p), dtype=np.float32)
         mask = np.zeros(self.index.size, dtype=np.int8)
         if agent == self.agent_selection and self._legal:
             mask[list(self._legal)] = 1

@@ -769,23 +769,26 @@ class Game(FlowEngine):
         for i, name in enumerate(self.layout.names):
             if i == 0:
                 continue
-            t = self.slot_types[i]
-            scope, vis = self.visibility[i]
             v = st.S[i]
             if v is None:
                 continue
-            if vis == "all":
-                values[name] = self.codec.to_json(t, v)
-            elif vis == "owner":
-                et = t[1]
-                values[name] = [self.codec.to_json(et, x) if p == player else _hidden(et, x)
-                                for p, x in enumerate(v)]
-            else:
-                values[name] = _hidden(t, v) if scope != "player" else [_hidden(t[1], x) for x in v]
+            values[name] = self._slot_view(i, v, player)
         return {"player": player, "round": st.S[0],
                 "current_player": st.current_player(),
                 "phase": st.phase(), "state": values,
                 "terminal": st.is_terminal(), "winners": list(st.winners())}
+
+    def _slot_view(self, i: int, v, player: int):
+        """What ``player`` sees of value ``v`` of slot ``i`` (not None), as JSON.
+        It depends on ``player`` only for a slot seen by its owner."""
+        t = self.slot_types[i]
+        scope, vis = self.visibility[i]
+        if vis == "all":
+            return self.codec.to_json(t, v)
+        if vis == "owner":
+            et = t[1]
+            return [self.codec.to_json(et, x) if p == player else _hidden(et, x) for p, x in enumerate(v)]
+        return _hidden(t, v) if scope != "player" else [_hidden(t[1], x) for x in v]
 
     def describe(self, st: State) -> str:
         lines = [f"{self.title}, round {st.S[0]}"]
