@@ -72,6 +72,7 @@ class ActionIndex:
         self.setting = setting
         self._home: dict[int, int] = {}
         self._key: dict[tuple, int] = {}
+        self._move_home: dict[tuple, tuple] = {}   # (action index, params) -> (id, home), see assign_moves
 
     def key(self, action: Action) -> int:
         """The action's stable id, without the player a simultaneous node adds
@@ -113,6 +114,50 @@ class ActionIndex:
         return out
 
 
+    def assign_moves(self, moves) -> dict[int, int]:
+        """Slot -> index in ``moves``, a state's ``legal_moves()`` where one
+        player decides (``atoll.compiler.playout.Moves``: parameter tuples,
+        no Action objects): the slots ``assign`` gives the same actions.
+        When no two moves share a home slot, every move gets its home, as
+        ``assign`` would give it (it moves a move only to resolve a clash)."""
+        g, cache = self.game, self._move_home
+        homes = []
+        start = 0
+        for end, ai in moves.ends:
+            spec = None
+            for i in range(start, end):
+                params = moves[i]
+                try:
+                    h = cache[(ai, params)]
+                except KeyError:
+                    spec = spec or g.actions[ai]
+                    k = g._action_id(spec, params)
+                    h = (k, self.home(k))
+                    if len(cache) < 1_000_000:
+                        cache[(ai, params)] = h
+                except TypeError:   # a parameter that is a map: not memoised
+                    k = g._action_id(g.actions[ai], params)
+                    h = (k, self.home(k))
+                homes.append(h)
+            start = end
+        out = {h[1]: i for i, h in enumerate(homes)}
+        if len(out) == len(homes):
+            return out
+        keyed = sorted((h[0], i) for i, h in enumerate(homes))   # ids differ: as assign orders them
+        if len(keyed) > self.size:
+            raise ActionIndexFull(
+                f"this state has {len(keyed)} legal actions, more than the {self.size} action slots; "
+                f"ask for more slots ({self.setting}={_next_power(len(keyed) * 4)})")
+        out = {}
+        home, size = self.home, self.size
+        for k, i in keyed:
+            slot = home(k)
+            while slot in out:
+                slot = (slot + 1) % size
+            out[slot] = i
+        return out
+
+
 def _next_power(n: int) -> int:
     p = 1
     while p < n:
@@ -141,7 +186,7 @@ class ObservationEncoder:
         # encode_state's parts: slot (or (slot, player) for a slot its owner
         # sees) -> (the value, its writes, its hashed counts); see there
         self._parts: dict = {}
-        self._acc: dict = {}   # player -> (slot -> the part counted, the hashed counts)
+        self._acc: dict = {}   # player -> what _update keeps of the player's last vector
         self._elements: dict = {}   # (path, element) -> its buckets (see _collection)
         # per slot: 1 a collection seen by all, 2 one per player seen by all, else 0
         colls = ("list", "set", "bag", "map")
@@ -233,19 +278,47 @@ class ObservationEncoder:
         variable: a variable's part (its positions and its hashed counts) is
         made again only when its value is another object than the last time
         (values are never changed in place), or, for a variable seen by its
-        owner, for another player. Counts are whole numbers, so adding the
-        parts up gives the very counts ``encode`` gives."""
-        g = self.game
+        owner, for another player; and only the positions whose part changed
+        since ``player``'s last vector are written again. Counts are whole
+        numbers, so adding and taking away parts gives the very counts
+        ``encode`` gives."""
+        return list(self._update(st, player)[0])
+
+    def encode_array(self, st, player: int):
+        """``encode_state`` as a numpy float32 array (a new one), kept per
+        player and changed only where the vector changed."""
+        cur, pending, arr = self._update(st, player)
+        if arr is None:
+            import numpy as np
+            arr = self._acc[player][5] = np.array(cur, dtype=np.float32)
+        elif pending:
+            arr[list(pending)] = list(pending.values())
+        pending.clear()
+        return arr.copy()
+
+    def _update(self, st, player: int):
+        """``player``'s vector brought up to date with ``st``: (the vector,
+        the positions changed since the last encode_array with their values,
+        the array of encode_array or None)."""
         if not 0 <= player < self.n:
             raise ValueError(f"player must be 0..{self.n - 1}")
-        v = [0.0] * self.size
-        self._header(v, player, st.current_player(), st.phase(), st.S[0], st.winners())
-        S, parts, owner = st.S, self._parts, self._owner
-        # the hashed counts of ``player``'s last vector, kept up to date part by part
         acc = self._acc.get(player)
         if acc is None:
-            acc = self._acc[player] = ({}, [0.0] * self.hash_size)
-        used, counts = acc
+            # (the vector, slot -> its part in it, the hashed counts, the header's
+            # positions, the changes not yet in the array, the array)
+            acc = self._acc[player] = [[0.0] * self.size, {}, [0.0] * self.hash_size, {}, {}, None]
+        cur, used, counts, head0, pending, arr = acc
+        head: dict = {}
+        self._header(head, player, st.current_player(), st.phase(), st.S[0], st.winners())
+        if head != head0:
+            for k in head0:
+                if k not in head:
+                    cur[k] = pending[k] = 0.0
+            for k, y in head.items():
+                cur[k] = pending[k] = y
+            acc[3] = head
+        S, parts, owner = st.S, self._parts, self._owner
+        exact = self.exact
         for i, (name, t, offset) in enumerate(self.slots, start=1):
             x = S[i]
             if x is None:
@@ -254,38 +327,42 @@ class ObservationEncoder:
                 key = (i, player) if owner[i] else i
                 part = parts.get(key)
                 if part is None or part[0] is not x:
-                    writes: dict = {}
-                    mine: dict = {}
-                    coll = self._coll_kind[i]
-                    if coll == 1:
-                        self._collection(t, x, writes, offset, name, mine)
-                    elif coll == 2:
-                        for q, y in enumerate(x):
-                            self._collection(t[1], y, writes, offset + q, f"{name}[{q}]", mine)
-                    else:
-                        features: list = []
-                        self._put(t, g._slot_view(i, x, player), writes, offset, name, features)
-                        for f in features if self.hash_size else ():
-                            b = self.bucket(f)
-                            mine[b] = mine.get(b, 0.0) + 1.0
-                    part = parts[key] = (x, tuple(writes.items()), tuple(mine.items()))
-                for k, y in part[1]:
-                    v[k] = y
+                    part = parts[key] = self._part(i, t, x, offset, name, player)
             old = used.get(i)
-            if old is not part:
-                if old is not None:
-                    for b, c in old[2]:
-                        counts[b] -= c
-                if part is not None:
-                    for b, c in part[2]:
-                        counts[b] += c
-                used[i] = part
-        if counts:
-            if max(counts) <= INT_LIMIT:
-                v[self.exact:] = counts
-            else:   # pragma: no cover - a million equal elements
-                v[self.exact:] = [min(c, INT_LIMIT) for c in counts]
-        return v
+            if old is part:
+                continue
+            if old is not None:
+                for k, _ in old[1]:
+                    cur[k] = pending[k] = 0.0
+                for b, c in old[2]:
+                    counts[b] -= c
+                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
+            if part is not None:
+                for k, y in part[1]:
+                    cur[k] = pending[k] = y
+                for b, c in part[2]:
+                    counts[b] += c
+                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
+            used[i] = part
+        return cur, pending, arr
+
+    def _part(self, i: int, t, x, offset: int, name: str, player: int) -> tuple:
+        """(value, its writes, its hashed counts) of slot ``i`` holding ``x``, as ``player`` sees it."""
+        writes: dict = {}
+        mine: dict = {}
+        coll = self._coll_kind[i]
+        if coll == 1:
+            self._collection(t, x, writes, offset, name, mine)
+        elif coll == 2:
+            for q, y in enumerate(x):
+                self._collection(t[1], y, writes, offset + q, f"{name}[{q}]", mine)
+        else:
+            features: list = []
+            self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
+            for f in features if self.hash_size else ():
+                b = self.bucket(f)
+                mine[b] = mine.get(b, 0.0) + 1.0
+        return (x, tuple(writes.items()), tuple(mine.items()))
 
     def _collection(self, t, x, writes: dict, i: int, path: str, mine: dict) -> None:
         """What ``_put`` writes for collection ``x`` of type ``t`` seen by all

@@ -43,6 +43,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
                       "pip install \"atoll[pettingzoo]\"") from None
 
 from atoll.compiler.pipeline import load
+from atoll.compiler.playout import Moves
 from atoll.compiler.runtime import Action, Game, IllegalAction, State
 from atoll.encoding import ActionIndex, ObservationEncoder, acting_player
 
@@ -97,7 +98,10 @@ class AtollEnv(AECEnv):
         self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
         self._seeds: Optional[random.Random] = None
         self._state: Optional[State] = None
-        self._legal: dict[int, Action] = {}
+        # slot -> the index of a move in the state's legal_moves() (where one
+        # player decides), or -> an Action (elsewhere); see _select
+        self._slots: dict = {}
+        self._by_move = False
         self._steps = 0
         self.agents: list[str] = []
 
@@ -146,9 +150,24 @@ class AtollEnv(AECEnv):
             raise RuntimeError("call reset() before using the environment")
 
     def _select(self) -> None:
-        p = acting_player(self._state)
+        st = self._state
+        moves = st.legal_moves()
+        self._by_move = moves.__class__ is Moves and len(moves) > 0
+        if self._by_move:   # one player decides: slots for the moves, no Action objects
+            self.agent_selection = self.possible_agents[st.current_player()]
+            self._slots = self.index.assign_moves(moves)
+            return
+        p = acting_player(st)
         self.agent_selection = self.possible_agents[p]
-        self._legal = self.index.assign(self._state.legal_actions(player=p))
+        self._slots = self.index.assign(st.legal_actions(player=p))
+
+    @property
+    def _legal(self) -> dict:
+        """Slot -> the Action, for the agent to move now."""
+        if not self._by_move:
+            return self._slots
+        actions = self._state.legal_actions()   # in the order of legal_moves()
+        return {s: actions[i] for s, i in self._slots.items()}
 
     def step(self, action) -> None:
         self._need_reset()
@@ -160,13 +179,16 @@ class AtollEnv(AECEnv):
             action = action.item()
         if not isinstance(action, Integral) or isinstance(action, bool):
             raise ValueError(f"{agent}: an action is an integer slot of the action space, not {action!r}")
-        chosen = self._legal.get(int(action))
+        chosen = self._slots.get(int(action))
         if chosen is None:
             legal = ", ".join(f"{s} {a}" for s, a in sorted(self._legal.items())[:8])
             raise IllegalAction(f"{agent}: action {int(action)} is not legal now (phase "
                                 f"`{self._state.phase()}`); legal slots include: {legal}")
         self._cumulative_rewards[agent] = 0.0
-        self._state.apply_action(chosen)
+        if self._by_move:
+            self._state.apply_move(chosen)
+        else:
+            self._state.apply_action(chosen)
         self._steps += 1
         self._clear_rewards()
         if self._state.is_terminal():
@@ -174,11 +196,11 @@ class AtollEnv(AECEnv):
             for a in self.agents:
                 self.rewards[a] = float(returns[self._seat[a]])
                 self.terminations[a] = True
-            self._legal = {}
+            self._slots, self._by_move = {}, False
         elif self.max_steps is not None and self._steps >= self.max_steps:
             for a in self.agents:
                 self.truncations[a] = True
-            self._legal = {}
+            self._slots, self._by_move = {}, False
         else:
             self._select()
         self._accumulate_rewards()
@@ -189,10 +211,10 @@ class AtollEnv(AECEnv):
     def observe(self, agent):
         self._need_reset()
         p = self._seat[agent]
-        vec = np.asarray(self.encoder.encode_state(self._state, p), dtype=np.float32)
+        vec = self.encoder.encode_array(self._state, p)
         mask = np.zeros(self.index.size, dtype=np.int8)
-        if agent == self.agent_selection and self._legal:
-            mask[list(self._legal)] = 1
+        if agent == self.agent_selection and self._slots:
+            mask[list(self._slots)] = 1
         return {"observation": vec, "action_mask": mask}
 
     def legal_moves(self) -> dict[int, str]:
@@ -203,7 +225,7 @@ class AtollEnv(AECEnv):
     def action_of(self, slot: int) -> Action:
         """The ``atoll.Action`` behind a slot that is legal now."""
         self._need_reset()
-        if slot not in self._legal:
+        if slot not in self._slots:
             raise IllegalAction(f"slot {slot} is not a legal action now")
         return self._legal[slot]
 
