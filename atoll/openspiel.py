@@ -56,6 +56,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from atoll.compiler.pipeline import Compiled, compile_spec, instantiate
 from atoll.compiler.runtime import SIMULTANEOUS, Game, IllegalAction
+from atoll.compiler.playout import Moves
 from atoll.encoding import ActionIndex, ObservationEncoder, acting_player, observation_text
 
 __all__ = ["register"]
@@ -185,16 +186,30 @@ class _Core:
     """The Python side of a state, in one attribute: OpenSpiel copies a state
     by deep-copying its attributes and saves it by pickling them, and an
     Atoll state must be copied with ``clone()`` and saved as JSON."""
-    __slots__ = ("game", "st", "slots", "chances", "trail")
+    __slots__ = ("game", "st", "slots", "chances", "trail", "by_move")
 
     def __init__(self, game: AtollGame, st, trail=None):
         self.game, self.st, self.trail = game, st, trail
         self.slots = self.chances = None
+        self.by_move = False   # slots hold indices of legal_moves(), not Actions (see moves())
 
     def __deepcopy__(self, memo):
         c = _Core(self.game, self.st.clone(), self.trail)   # the trail is immutable: shared
-        c.slots, c.chances = self.slots, self.chances
+        c.slots, c.chances, c.by_move = self.slots, self.chances, self.by_move
         return c
+
+    def moves(self) -> dict:
+        """Slot -> what ``apply`` plays: where one player decides, the index
+        of a move of ``legal_moves()`` (no Action objects); elsewhere the
+        Action (see ``actions``)."""
+        if self.slots is None:
+            st = self.st
+            moves = st.legal_moves() if st.outcome is None and st.pending is None else None
+            if moves.__class__ is Moves and moves:
+                self.slots, self.chances, self.by_move = self.game.index.assign_moves(moves), [], True
+                return self.slots
+            self.actions()
+        return self.slots
 
     def __reduce__(self):
         g = self.game
@@ -202,6 +217,9 @@ class _Core:
 
     def actions(self) -> dict:
         """Slot -> Atoll action, at this node (chance outcomes at a chance node)."""
+        if self.by_move:
+            actions = self.st.legal_actions()   # in the order of legal_moves()
+            return {s: actions[i] for s, i in self.slots.items()}
         if self.slots is None:
             st = self.st
             if st.is_chance_node():
@@ -217,14 +235,20 @@ class _Core:
         return self.slots
 
     def apply(self, slot: int) -> None:
-        a = self.actions().get(slot)
+        a = self.moves().get(slot)
         if a is None:
-            raise IllegalAction(f"action {slot} is not legal now; legal: {sorted(self.actions())[:12]}")
-        actor = None if self.st.is_chance_node() else acting_player(self.st)
-        self.st.apply_action(a)
-        self.slots = self.chances = None
+            raise IllegalAction(f"action {slot} is not legal now; legal: {sorted(self.moves())[:12]}")
         if self.trail is not None:
-            self.trail = _advance(self.trail, self.st, actor, str(a))
+            actor = None if self.st.is_chance_node() else acting_player(self.st)
+            label = str(self.actions()[slot])
+        if self.by_move:
+            self.st.apply_move(a)
+        else:
+            self.st.apply_action(a)
+        self.slots = self.chances = None
+        self.by_move = False
+        if self.trail is not None:
+            self.trail = _advance(self.trail, self.st, actor, label)
 
     def info_state(self, player: int, history) -> str:
         if self.trail is None:   # first asked: replay the history once, then keep it up to date
@@ -284,10 +308,10 @@ class AtollState(pyspiel.State):
         return acting_player(st) if cp == SIMULTANEOUS else cp
 
     def _legal_actions(self, player):
-        return sorted(self._core.actions())
+        return sorted(self._core.moves())
 
     def chance_outcomes(self):
-        self._core.actions()
+        self._core.moves()
         return list(self._core.chances)
 
     def _apply_action(self, action):
