@@ -8,6 +8,8 @@ Every phase reports all its problems before the pipeline stops.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -102,6 +104,29 @@ def _origin_span(prog: Program, pyname: str):
     return decl.span if decl is not None else None
 
 
+#: The ASTs of the files parsed lately, by (file, text): an AST is never
+#: changed (its nodes are frozen), so the same text need not be parsed again
+#: in this process (verify, docs and mutate compile the same spec many times).
+_PARSED: "OrderedDict[tuple[str, str], A.Spec]" = OrderedDict()
+_PARSED_KEPT = 32
+
+
+def _parse_kept(text: str, key: str, rep: Reporter) -> Optional[A.Spec]:
+    """``parse``, kept: a text that parsed without any diagnostic is parsed once."""
+    k = (key, text)
+    spec = _PARSED.get(k)
+    if spec is not None:
+        _PARSED.move_to_end(k)
+        return spec
+    before = len(rep.items)
+    spec = parse(text, key, rep)
+    if spec is not None and len(rep.items) == before:
+        _PARSED[k] = spec
+        if len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return spec
+
+
 def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
                via: Optional[A.Span] = None, access: Optional[files.Access] = None) -> Optional[list]:
     """Parse a file and, for a variant, the files it extends, merged.
@@ -120,7 +145,7 @@ def read_items(path: Path, rep: Reporter, sources: dict, seen: tuple = (),
                 "paths in `extends` are relative to the file that says it" if via else "check the path")
         return None
     sources[key] = text
-    spec = parse(text, key, rep)
+    spec = _parse_kept(text, key, rep)
     if spec is None:
         return None
     items = list(spec.items)

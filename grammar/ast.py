@@ -886,16 +886,38 @@ class Spec:
 _NOT_NODES = ("span", "phase_spans", "name_span")
 
 
+_PARTS: dict = {}   # class -> the names of its fields that may hold nodes, or None (see walk)
+
+
+def _parts(cls):
+    try:
+        return _PARTS[cls]
+    except KeyError:
+        names = tuple(f.name for f in fields(cls) if f.name not in _NOT_NODES) if is_dataclass(cls) else None
+        _PARTS[cls] = names
+        return names
+
+
 def walk(node):
-    """Every node inside ``node`` (itself included), depth first."""
-    if is_dataclass(node):
-        yield node
-        for f in fields(node):
-            if f.name not in _NOT_NODES:
-                yield from walk(getattr(node, f.name))
-    elif isinstance(node, (tuple, list)):
-        for x in node:
-            yield from walk(x)
+    """Every node inside ``node`` (itself included), depth first (in the
+    order of the fields; a stack instead of recursion)."""
+    stack = [node]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        n = pop()
+        cls = n.__class__
+        if cls is tuple or cls is list:
+            push(reversed(n))
+            continue
+        names = None if cls is type else _parts(cls)
+        if names is not None:
+            yield n
+            push([getattr(n, f) for f in reversed(names)])
+        elif is_dataclass(n):   # pragma: no cover - a class object in the tree
+            yield n
+            push([getattr(n, f.name) for f in reversed(fields(n)) if f.name not in _NOT_NODES])
+        elif isinstance(n, (tuple, list)):
+            push(reversed(n))
 
 
 def to_data(node):

@@ -1,0 +1,56 @@
+"""Compile time: a text parsed without diagnostics is parsed once per
+process (compiler/pipeline._parse_kept), a broken one every time (its
+diagnostics each time); A.walk (a stack, field names kept per class) visits
+the nodes in the order of the recursive definition."""
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+
+import pytest
+
+import atoll
+from atoll.compiler import pipeline
+from atoll.diagnostics import SpecError
+from atoll.grammar import ast as A
+
+ROOT = Path(__file__).resolve().parent.parent
+COUNTDOWN = ROOT / "tests" / "golden" / "countdown.atoll"
+
+
+def test_the_same_text_is_parsed_once(tmp_path, monkeypatch):
+    calls = []
+    real = pipeline.parse
+    monkeypatch.setattr(pipeline, "parse", lambda *a: calls.append(1) or real(*a))
+    spec = tmp_path / "g.atoll"
+    text = COUNTDOWN.read_text()
+    spec.write_text(text)
+    a, b = atoll.compile_spec(spec), atoll.compile_spec(spec)
+    assert len(calls) == 1 and a.source == b.source
+    spec.write_text(text + "\n# changed\n")   # another text: parsed again
+    atoll.compile_spec(spec)
+    assert len(calls) == 2
+    spec.write_text(text + "\nphase {{\n")   # broken: parsed, and reported, each time
+    for n in (3, 4):
+        with pytest.raises(SpecError):
+            atoll.compile_spec(spec)
+        assert len(calls) == n
+
+
+def _recursive(node):
+    if is_dataclass(node):
+        yield node
+        for f in fields(node):
+            if f.name not in A._NOT_NODES:
+                yield from _recursive(getattr(node, f.name))
+    elif isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _recursive(x)
+
+
+@pytest.mark.parametrize("spec", [ROOT / "spec" / "kanaloa.atoll", COUNTDOWN], ids=lambda p: p.stem)
+def test_walk_visits_in_the_recursive_order(spec):
+    prog = atoll.compile_spec(spec).program
+    items = tuple(prog.phases.values()) + tuple(prog.endings.values())
+    assert [id(n) for n in A.walk(items)] == [id(n) for n in _recursive(items)]
+    assert len(list(A.walk(items))) > 100
