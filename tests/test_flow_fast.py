@@ -100,3 +100,22 @@ def test_a_done_test_that_fails_falls_back_to_the_plain_one():
     fast._act_steps = [s[:-1] + ((broken,) if s[-1] is not None else (None,)) for s in fast._act_steps]
     for seed in range(3):
         assert _play(fast, seed).to_json() == _play(plain, seed).to_json()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_move_ids_are_the_action_ids(spec):
+    """verify.runs.move_id (the verifier's play on the lean path) names
+    each move by the id of its Action, at every kind of node."""
+    from atoll.verify.runs import move_id
+    game = atoll.load(str(spec))
+    for chance in ("auto", "explicit"):
+        st = game.new_initial_state(seed=1, chance=chance)
+        rng = random.Random(1)
+        for _ in range(80):
+            if st.is_terminal() or not st.legal_moves():
+                break
+            moves = st.legal_moves()
+            i = rng.randrange(len(moves))
+            want = st.clone().legal_actions()[i].id   # a clone: st keeps its lean listing
+            assert move_id(st, moves, i) == want
+            st.apply_move(i)

@@ -28,7 +28,7 @@ import weakref
 from typing import Optional
 
 from atoll.compiler.runtime import ModelError
-from atoll.verify.runs import PlayCheck, PropertyError, Run, _position
+from atoll.verify.runs import PlayCheck, PropertyError, Run, _position, move_id
 
 # The kinds checked by play whose uniform games can be shared. A measure per
 # action is left out: z3 usually proves it, and then it is never played.
@@ -171,7 +171,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                 finish(w, "cut", cut="time")
             break
         try:
-            legal = state.legal_actions()
+            legal = state.legal_moves()   # the lean path: no Action objects unless a check asks
         except ModelError as e:
             for w in active:
                 finish(w, "error", f"model error: {e}")
@@ -196,15 +196,16 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         else:
             i = rng.randrange(len(legal))
             random_choices += 1
-        a = legal[i]
+        aid = move_id(state, legal, i)
         picks.append(i)
         try:
-            state.apply_action(a)
-        except ModelError as e:
+            state.apply_move(i)
+        except ModelError as e:   # the state is as it was: its actions are the same
+            failed = str(state.legal_actions()[i])
             for w in active:
-                finish(w, "error", f"model error: {e}", failed=str(a))
+                finish(w, "error", f"model error: {e}", failed=failed)
             break
-        actions.append(a.id)
+        actions.append(aid)
         steps += 1
         grouped = None
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from atoll.compiler import names as N
+from atoll.compiler.playout import Moves, move_kind
 from atoll.compiler.runtime import ModelError
 from atoll.render import label, move_label, view_types
 from atoll.grammar import ast as A
@@ -107,7 +108,7 @@ class PlayCheck:
             return "the invariant is false in this state"
         if kind == "action_invariant":
             return self.bad_action(state)
-        if kind == "deadlock_free" and not state.is_terminal() and not state.legal_actions():
+        if kind == "deadlock_free" and not state.is_terminal() and not state.legal_moves():
             return f"no legal action in phase `{state.phase()}` for player {state.current_player()}"
         if kind == "reachable" and self.value(state):
             return "reached"
@@ -137,7 +138,7 @@ class PlayCheck:
             run.violation = str(e) if isinstance(e, PropertyError) else f"model error: {e}"
             run.outcome, run.cut, run.ending = "error", None, None
             if isinstance(e, ModelError):
-                run.failed = self._last
+                run.failed = None if self._last is None else str(self._last)
         run.steps = len(run.actions)
         return run
 
@@ -188,7 +189,7 @@ class PlayCheck:
                 run.random_choices += 1
             a = legal[i]
             run.choices.append(i)
-            self._last = str(a)
+            self._last = a   # its label is written only if it fails
             state.apply_action(a)
             self._last = None
             run.actions.append(a.id)
@@ -221,7 +222,7 @@ class PlayCheck:
         best, best_m = [], None
         for i, a in enumerate(legal):
             c = state.clone()
-            self._last = str(a)
+            self._last = a
             c.apply_action(a)
             self._last = None
             m = self.measure(c) + (10**6 if not c.is_terminal() else 0)
@@ -323,6 +324,15 @@ def _describe(st) -> str:
         return str(st)
     except Exception as e:   # a view that cannot be drawn must not hide the counterexample
         return f"(the position cannot be shown: {type(e).__name__}: {e})"
+
+
+def move_id(state, moves, i: int) -> int:
+    """The id of move ``i`` of ``moves`` (``state.legal_moves()``): the id of
+    the action ``legal_actions()[i]``, without making the Action."""
+    if moves.__class__ is Moves:
+        g = state.game
+        return g._action_id(g.actions[move_kind(moves, i)], moves[i])
+    return moves[i].id
 
 
 def _position(game, st):
