@@ -17,6 +17,8 @@ state {
   table: map[int, int] = {1: 5} visible all
   total: int = 0 visible all
   player gain: int = 3 visible all
+  pile: bag[int] = bag([1]) visible all
+  heap: bag[int] = bag([5]) visible all
 }
 flow { round { turns in seats: go } }
 phase go {
@@ -68,6 +70,16 @@ phase go {
     let d = k - 1
     n = n + d
     end phase
+  }
+  action give() {
+    deal 1 from pile to heap
+    end phase
+  }
+  action same()
+    when heap == bag([1, 5])
+  { end phase }
+  action quit() {
+    tie
   }
   action reach() {
     for i in between(-1, 0) {
@@ -138,3 +150,19 @@ def test_a_player_index_from_a_list_of_ints_is_checked(game):
     st = game.new_initial_state(seed=0)
     with pytest.raises(atoll.ModelError, match="reach.*index -1 is outside"):
         st.apply_action(next(a for a in st.legal_actions() if a.kind == "reach"))
+
+
+def test_a_card_dealt_into_a_bag_keeps_it_a_bag(game):
+    # heap = bag([5]) gets the 1 of the pile: it equals bag([1, 5]) (a bag
+    # has no order; left as dealt, it would be the sequence 5, 1).
+    st = game.new_initial_state(seed=0)
+    assert legal(st, "same") == []
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "give"))
+    assert legal(st, "same") == [()]
+
+
+def test_a_tie_in_an_effect_ends_the_game_with_no_winner(game):
+    st = game.new_initial_state(seed=0)
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "quit"))
+    assert st.is_terminal() and tuple(st.winners()) == ()
+    assert st.returns()[0] == st.returns()[1]
