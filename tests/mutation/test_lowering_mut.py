@@ -81,6 +81,13 @@ phase go {
   action quit() {
     tie
   }
+  action clear() {
+    n = size(list[int]()) + 7
+    end phase
+  }
+  action seven()
+    when n == 7
+  { end phase }
   action reach() {
     for i in between(-1, 0) {
       n = n + gain[i]
@@ -89,6 +96,8 @@ phase go {
   }
 }
 ending over after_turn when n > 50 => tie
+property small invariant forall count(k): k + me <= 2
+property smaller invariant forall count(k): k + me < 2
 """
 
 
@@ -166,3 +175,20 @@ def test_a_tie_in_an_effect_ends_the_game_with_no_winner(game):
     st.apply_action(next(a for a in st.legal_actions() if a.kind == "quit"))
     assert st.is_terminal() and tuple(st.winners()) == ()
     assert st.returns()[0] == st.returns()[1]
+
+
+def test_a_typed_empty_list_is_an_empty_list(game):
+    st = game.new_initial_state(seed=0)
+    assert legal(st, "seven") == []
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "clear"))
+    assert legal(st, "seven") == [()]
+
+
+def test_an_invariant_of_an_action_reads_its_player_and_choices(game):
+    # count(2) is the legal count at the start, played by player 0:
+    # 2 + 0 <= 2 holds, 2 + 0 < 2 does not.
+    from atoll.simulation import invariants
+    checks = dict(invariants(game))
+    st = game.new_initial_state(seed=0)
+    assert legal(st, "count") == [(2,)] and st.current_player() == 0
+    assert checks["small"](st) is True and checks["smaller"](st) is False
