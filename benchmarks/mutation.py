@@ -5,6 +5,7 @@ benchmarks/README.md and docs/testing.md).
     python benchmarks/mutation.py runtime check      # some of them
     python benchmarks/mutation.py runtime --sample 4 # one mutant in 4, chosen at random (seeded)
     python benchmarks/mutation.py runtime --again    # only the last run's survivors (after new tests)
+    python benchmarks/mutation.py lower --again --only stmt__mutmut_197  # some of them
     python benchmarks/mutation.py runtime --report   # the table of the last run, no new run
     python benchmarks/mutation.py runtime --survivors  # the diff of each surviving mutant
     python benchmarks/mutation.py lower --crashes    # why each crashed mutant crashed (rerun)
@@ -298,6 +299,9 @@ def main(argv=None) -> int:
     ap.add_argument("--again", action="store_true",
                     help="run again only the mutants that survived or timed out in the last run "
                          "(after new tests, or with a larger --timeout-multiplier)")
+    ap.add_argument("--only", nargs="+", metavar="MUTANT",
+                    help="with --again: only these of them (a name's end will do, e.g. stmt__mutmut_197), "
+                         "say the survivors that new tests were written against")
     ap.add_argument("--timeout-multiplier", type=float, default=4.0,
                     help="a mutant whose tests take this many times the clean run's time counts as a "
                          "timeout (default 4; raise it on a busy machine, and rerun the timeouts with --again)")
@@ -353,6 +357,8 @@ def main(argv=None) -> int:
             if (ws / "sample.txt").exists():   # the last run was a sample: stay in it
                 keep = set((ws / "sample.txt").read_text().split())
                 pick = [k for k in pick if k in keep]
+            if a.only:
+                pick = [k for k in pick if any(k.endswith(o) for o in a.only)]
             rc = mutmut(ws, "run", "--max-children", "1", *pick) if pick else 0
             res = results(ws, name)
             if (ws / "sample.txt").exists():
