@@ -5,8 +5,11 @@ benchmarks/README.md and docs/testing.md).
     python benchmarks/mutation.py runtime check      # some of them
     python benchmarks/mutation.py runtime --sample 4 # one mutant in 4, chosen at random (seeded)
     python benchmarks/mutation.py runtime --again    # only the last run's survivors (after new tests)
+    python benchmarks/mutation.py lower --again --only stmt__mutmut_197  # some of them
     python benchmarks/mutation.py runtime --report   # the table of the last run, no new run
     python benchmarks/mutation.py runtime --survivors  # the diff of each surviving mutant
+    python benchmarks/mutation.py lower --crashes    # why each crashed mutant crashed (rerun)
+    python benchmarks/mutation.py lower --explain NAME  # one mutant's tests, their errors shown
 
 Each module is mutated in its own workspace, build/mutation/<name>/, against
 its own list of fast tests (TESTS below): mutmut runs, for each mutant, only
@@ -26,6 +29,20 @@ compiled game, verdict or other cached result of one mutant's run (or of the
 clean run) is seen by another. One worker, under ``nice``, so that the run
 shares the machine politely; a run is resumable (mutmut keeps the results in
 the workspace; ``--fresh`` starts again).
+
+Crashes are not timeouts. mutmut files exit status 255 under "timeout", but
+255 is what its worker returns when running the tests raised: with pytest,
+a usage error (exit 4), which is what a test id that can no longer be
+collected gives. The lowering's tests compile specs while they are
+collected (tests/test_play.py's configurations, the digests' specs), so a
+mutant that breaks compiling makes collection fail and every one of its test
+ids "not found": the mutant is detected, at once, not after a time limit.
+Such a mutant is counted here as "crashed" (detected), apart from the real
+timeouts (SIGXCPU from mutmut's time limit). The clean run collected the
+same ids, so the crash is the mutant's; ``--crashes`` shows it for each one
+(the mutant's tests run again with it active, and the first error kept,
+in crashes.json): a crash that does not happen again is counted as a
+survivor.
 """
 from __future__ import annotations
 
@@ -47,6 +64,7 @@ WORK = ROOT / "build" / "mutation"
 # kind of ending, and the tests of the forms the lowering writes. The 50 s
 # random-play test is left out (the digests see what it sees, faster).
 LOWERING_TESTS = [
+    "tests/mutation/test_lowering_mut.py",
     "tests/test_contracts.py::test_seeded_play_digest_is_pinned",
     "tests/test_contracts.py::test_every_kind_of_ending_is_played",
     "tests/test_contracts.py::test_a_team_ranking_keeps_the_contract",
@@ -106,8 +124,16 @@ LAYOUT = [("atoll", "atoll"), ("compiler", "atoll/compiler"),
 # What the tests read beside the package (tests/ itself is copied by mutmut).
 DATA = ["spec", "examples", "docs"]
 
+# mutmut's worker exits -1 (255) when running the tests raised; its pytest
+# runner raises on pytest's exit 4 (a test id not found), i.e. a collection
+# that the mutant broke (see the docstring). mutmut calls it a timeout.
+CRASHED = 255
+
+
 def status(code) -> str:
     from mutmut.stats import status_by_exit_code
+    if code == CRASHED:
+        return "crashed"
     return status_by_exit_code[code]
 
 
@@ -209,7 +235,40 @@ def results(ws: Path, name: str) -> dict:
     if not meta.exists():
         return {}
     data = json.loads(meta.read_text())
-    return {k: status(v) for k, v in data.get("exit_code_by_key", {}).items()}
+    res = {k: status(v) for k, v in data.get("exit_code_by_key", {}).items()}
+    # a crash that did not happen again when rerun (--crashes) is not counted
+    # as a detection
+    for k, why in _crashes(ws).items():
+        if res.get(k) == "crashed" and why.get("exit") == 0:
+            res[k] = "survived"
+    return res
+
+
+def _crashes(ws: Path) -> dict:
+    f = ws / "crashes.json"
+    return json.loads(f.read_text()) if f.exists() else {}
+
+
+def explain(ws: Path, mutant: str, quiet: bool = False) -> dict:
+    """Run one mutant's tests again, with it active, outside mutmut; return
+    pytest's exit status and its first error (printed unless quiet)."""
+    stats = json.loads((ws / "mutants" / "mutmut-stats.json").read_text())
+    func = mutant.rsplit("__mutmut_", 1)[0]
+    tests = sorted(stats["tests_by_mangled_function_name"].get(func, []))
+    env = dict(os.environ, MUTANT_UNDER_TEST=mutant, PYTHONDONTWRITEBYTECODE="1",
+               ATOLL_MUTATION_WARM="0")
+    cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "--rootdir=.", "--tb=short", "-x",
+           "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *tests]
+    r = subprocess.run(cmd, cwd=ws / "mutants", env=env, capture_output=True, text=True)
+    out = [ln for ln in (r.stdout + r.stderr).splitlines() if "found no collectors" not in ln]
+    errors = [ln.strip() for ln in out if ln.startswith("E ") and "stopping after" not in ln]
+    where = [ln.strip("_ ") for ln in out if ln.startswith("____") and "test session" not in ln]
+    why = {"exit": r.returncode, "error": errors[0] if errors else "",
+           "where": where[0] if where else ""}
+    if not quiet:
+        print("\n".join(out[-60:]))
+        print(f"pytest exit {r.returncode} for {mutant}")
+    return why
 
 
 def sample(res: dict, n: int, seed: int) -> list:
@@ -223,7 +282,7 @@ def table(name: str, res: dict, seconds: float | None, sampled: int | None) -> s
     for s in res.values():
         counts[s] = counts.get(s, 0) + 1
     checked = {k: v for k, v in res.items() if v != "not checked"}
-    killed = sum(1 for v in checked.values() if v in ("killed", "timeout", "segfault"))
+    killed = sum(1 for v in checked.values() if v in ("killed", "crashed", "timeout", "segfault"))
     score = 100.0 * killed / len(checked) if checked else 0.0
     parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     took = f", {seconds:.0f} s" if seconds is not None else ""
@@ -240,11 +299,17 @@ def main(argv=None) -> int:
     ap.add_argument("--again", action="store_true",
                     help="run again only the mutants that survived or timed out in the last run "
                          "(after new tests, or with a larger --timeout-multiplier)")
+    ap.add_argument("--only", nargs="+", metavar="MUTANT",
+                    help="with --again: only these of them (a name's end will do, e.g. stmt__mutmut_197), "
+                         "say the survivors that new tests were written against")
     ap.add_argument("--timeout-multiplier", type=float, default=4.0,
                     help="a mutant whose tests take this many times the clean run's time counts as a "
                          "timeout (default 4; raise it on a busy machine, and rerun the timeouts with --again)")
     ap.add_argument("--report", action="store_true", help="only print the last results")
     ap.add_argument("--survivors", action="store_true", help="print each surviving mutant's diff")
+    ap.add_argument("--crashes", action="store_true",
+                    help="run each crashed mutant's tests again and keep why it crashed (crashes.json)")
+    ap.add_argument("--explain", metavar="MUTANT", help="run one mutant's tests and show their errors")
     a = ap.parse_args(argv)
     global TIMEOUT_MULTIPLIER
     TIMEOUT_MULTIPLIER = a.timeout_multiplier
@@ -254,6 +319,22 @@ def main(argv=None) -> int:
             ap.error(f"unknown module {n!r}; known: {', '.join(TESTS)}")
     for name in names:
         ws = WORK / name
+        if a.explain:
+            explain(ws, a.explain)
+            continue
+        if a.crashes:
+            known = _crashes(ws)
+            res = results(ws, name)
+            if (ws / "sample.txt").exists():
+                keep = set((ws / "sample.txt").read_text().split())
+                res = {k: v for k, v in res.items() if k in keep}
+            for k in sorted(k for k, v in res.items() if v == "crashed"):
+                if k not in known:
+                    known[k] = explain(ws, k, quiet=True)
+                    (ws / "crashes.json").write_text(json.dumps(known, indent=1, ensure_ascii=False))
+                print(f"{k.rsplit('.', 1)[-1]}: exit {known[k]['exit']}: {known[k]['where']}: "
+                      f"{known[k]['error']}")
+            continue
         if a.report or a.survivors:
             res = results(ws, name)
             if a.sample > 1:   # the table of that sample only
@@ -266,6 +347,9 @@ def main(argv=None) -> int:
                         subprocess.call([sys.executable, "-m", "mutmut", "show", k], cwd=ws)
             continue
         ws = prepare(name, a.fresh)
+        if not a.again:
+            # a new run may run a crashed mutant again: its rerun is stale
+            (ws / "crashes.json").unlink(missing_ok=True)
         t0 = time.monotonic()
         if a.again:
             # a timeout may be a slow machine rather than a loop: run it again too
@@ -273,6 +357,8 @@ def main(argv=None) -> int:
             if (ws / "sample.txt").exists():   # the last run was a sample: stay in it
                 keep = set((ws / "sample.txt").read_text().split())
                 pick = [k for k in pick if k in keep]
+            if a.only:
+                pick = [k for k in pick if any(k.endswith(o) for o in a.only)]
             rc = mutmut(ws, "run", "--max-children", "1", *pick) if pick else 0
             res = results(ws, name)
             if (ws / "sample.txt").exists():
