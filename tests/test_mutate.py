@@ -88,8 +88,9 @@ def test_report_counts_each_status_apart(report):
                               "timed out", "error")) == t["mutants"]
     assert t["killed"] and t["survived"] and t["unobserved"] and t["equivalent"] and t["not compiling"]
     assert t["error"] == 0 and t["timed out"] == 0
-    assert rep["score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"]))
-    assert rep["strict_score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"] + t["unobserved"]))
+    # every mutant not shown equivalent (nor refused by the compiler) counts: unobserved is not killed
+    assert rep["score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"] + t["unobserved"]))
+    assert rep["observed_score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"]))
 
 
 def status_of(rep, rule, what):
@@ -120,16 +121,20 @@ def test_who_kills_and_who_survives(report):
 def test_per_rule_scores_with_citations(report):
     _, rep = report
     rules = {r["rule"]: r for r in rep["rules"]}
-    assert rules["def gain"]["score"] == 1.0 and rules["def gain"]["cites"] == ["Adding"]
+    g = rules["def gain"]   # its `_ => 0` arm is never used: unobserved, and not killed
+    assert g["survived"] == 0 and g["unobserved"] > 0 and g["cites"] == ["Adding"]
+    assert g["score"] == pytest.approx(g["killed"] / (g["killed"] + g["unobserved"]))
     assert rules["action add"]["score"] == 0.0 and rules["action add"]["survived"] > 0
-    assert rules["state notches"]["score"] is None   # nothing killed or survived there
+    # a state nobody reads: nothing seen, and not equivalent either: 0%, not left out
+    assert rules["state notches"]["unobserved"] == rules["state notches"]["mutants"]
+    assert rules["state notches"]["score"] == 0.0
     assert [r["line"] for r in rep["rules"]] == sorted(r["line"] for r in rep["rules"])
 
 
 def test_json_shape(report):
     _, rep = report
     assert {"spec", "generated", "run", "configurations", "budget", "baseline", "totals", "score",
-            "strict_score", "rules", "mutants", "seconds", "ok", "min_score"} <= set(rep)
+            "observed_score", "rules", "mutants", "seconds", "ok", "min_score"} <= set(rep)
     assert rep["configurations"] == [{"players": 2, "options": {}}]
     assert rep["budget"]["games"] == 5 and rep["baseline"]["broken"] == []
     m = rep["mutants"][0]
