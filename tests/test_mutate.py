@@ -303,3 +303,36 @@ def test_a_dask_scheduler_that_does_not_answer_is_a_usage_error(capsys):
     assert main(["mutate", str(TALLY), "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "0.5",
                  "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"
+
+
+# ---------------------------------------------------------------- where the mutated rule runs
+
+def test_a_mutant_is_checked_where_its_rule_runs(tmp_path, capsys):
+    """With the bonus a mode, a mutant of the bonus rule has the original's
+    code in the default configuration (the rule folds away) but not with
+    the bonus on: it is checked there, and the property about the bonus
+    kills it. Without the other configurations it is called equivalent."""
+    spec = tmp_path / "tally.atoll"
+    spec.write_text(TALLY.read_text().replace('  players: 2..2\n', '  players: 2..2\n  modes: "bonus"\n') + """
+property bonus_as_written
+  when bonus
+  "With the bonus, adding two scores one more."
+  cites "Variants"
+  theorem forall k: int in [1, 2]: extra(k) == (if k == 2 then 1 else 0)
+""")
+    _, ms = mutants_of(spec)
+    eq, dead = find(ms, "def extra", "`==` to `!=`"), find(ms, "state notches", "0 to 1")
+    args = ["mutate", str(spec), "--jobs", "1", "--games", "3", "--no-cache", "--json",
+            "--mutant", str(eq.id), "--mutant", str(dead.id)]
+    assert main(args) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["other_configurations"] == [{"players": 2, "options": {"bonus": True}}]
+    by_id = {m["id"]: m for m in rep["mutants"]}
+    m = by_id[eq.id]
+    assert m["status"] == "killed" and m["by"]["property"] == "bonus_as_written"
+    assert m["by"]["options"] == {"bonus": True} and m["configurations_checked"] == [[2, {"bonus": True}]]
+    # a state nobody reads: its code differs everywhere, no game shows it: unobserved, not killed
+    assert by_id[dead.id]["status"] == "unobserved" and rep["score"] == 0.5
+    assert main(args + ["--other-configs", "0"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert {m["id"]: m["status"] for m in rep["mutants"]} == {eq.id: "equivalent", dead.id: "unobserved"}

@@ -75,24 +75,35 @@ def play_digest(game, games: int, seed: int, cap: int) -> str:
     """The digest of seeded play (as benchmarks/play_digest.py): each
     decision by a seeded pick among the legal actions, chance by the
     model's seeded stream; every decision, the ending, winners and scores
-    (a game with no legal action and no ending stops, recorded as such)."""
+    (a game with no legal action and no ending stops, recorded as such).
+    One digest per game, joined by commas."""
+    return ",".join(game_digest(game, s, cap) for s in range(seed, seed + games))
+
+
+def game_digest(game, s: int, cap: int) -> str:
+    """The digest of the seeded game of seed ``s``."""
     h = hashlib.sha256()
-    for s in range(seed, seed + games):
-        pick = random.Random(s)
-        state = game.new_initial_state(seed=s)
-        for _ in range(cap):
-            if state.is_terminal():
-                break
-            legal = state.legal_actions()
-            if not legal:   # a deadlock: the game stops here
-                h.update(b"deadlock|")
-                break
-            a = legal[pick.randrange(len(legal))]
-            h.update(f"{state.current_player()}:{a}|".encode())
-            state.apply_action(a)
-        h.update(json.dumps([state.ending(), list(state.winners()), state.scores()]
-                            if state.is_terminal() else ["cut", state.scores()]).encode())
-    return h.hexdigest()[:16]
+    pick = random.Random(s)
+    state = game.new_initial_state(seed=s)
+    for _ in range(cap):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        if not legal:   # a deadlock: the game stops here
+            h.update(b"deadlock|")
+            break
+        a = legal[pick.randrange(len(legal))]
+        h.update(f"{state.current_player()}:{a}|".encode())
+        state.apply_action(a)
+    h.update(json.dumps([state.ending(), list(state.winners()), state.scores()]
+                        if state.is_terminal() else ["cut", state.scores()]).encode())
+    return h.hexdigest()[:12]
+
+
+def plays_otherwise(game, seed: int, cap: int, original: str) -> bool:
+    """Whether some seeded game plays otherwise than the original's (the
+    games of ``original``, a :func:`play_digest`), stopping at the first."""
+    return any(game_digest(game, seed + i, cap) != d for i, d in enumerate(original.split(",")))
 
 
 def check_property(prog, game, pr, st: Settings, spec_path: str) -> Optional[dict]:

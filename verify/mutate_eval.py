@@ -211,9 +211,9 @@ def check_config(task: dict, out: dict, prog, game, base: dict, broken: set, st)
         playbook.forget(game)
 
 
-def _digest(game, st) -> str:
-    from atoll.verify.mutate import play_digest
-    return play_digest(game, st.games, st.seed, st.cap)
+def _otherwise(game, st, original: str) -> bool:
+    from atoll.verify.mutate import plays_otherwise
+    return plays_otherwise(game, st.seed, st.cap, original)
 
 
 # ---------------------------------------------------------------- the mutant
@@ -266,7 +266,8 @@ def evaluate_mutant(task: dict, out: dict) -> None:
     if killer is not None:
         out.update(status="killed", by=killer)
         return
-    changed, deferred, exercised, checked_in = [], set(), [], []
+    changed, deferred, exercised = [], set(), []
+    checked_in = out["configurations checked"] = []
     for n, opts in task["configs"]:
         key = config_key(n, opts)
         if not differs[key]:
@@ -279,8 +280,12 @@ def evaluate_mutant(task: dict, out: dict) -> None:
             return
         changed += res[0]
         deferred |= set(res[1])
-        if _digest(game, st) != task["digests"][key]:
-            exercised.append([n, opts])
+        try:
+            if _otherwise(game, st, task["digests"][key]):
+                exercised.append([n, opts])
+        except ModelError as e:   # the model fails in a seeded game: it notices
+            out.update(status="killed", by={"model error": str(e)[:300], "players": n, "options": opts})
+            return
     budget = st.extra
     for n, opts in extra:
         if budget <= 0:
@@ -289,8 +294,12 @@ def evaluate_mutant(task: dict, out: dict) -> None:
         game = build(n, opts)
         if game is None:   # refused (or failing) here, where the original is not
             return
-        if folded_hash(game) == task["hashes"][key] or _digest(game, st) == task["digests"][key]:
-            continue   # the mutated rule does not run here, or changes nothing in the seeded games
+        try:
+            if folded_hash(game) == task["hashes"][key] or not _otherwise(game, st, task["digests"][key]):
+                continue   # the mutated rule does not run here, or changes nothing in the seeded games
+        except ModelError as e:
+            out.update(status="killed", by={"model error": str(e)[:300], "players": n, "options": opts})
+            return
         exercised.append([n, opts])
         base = original_verdicts(task, n, opts, st)
         broken = {p for p, r in base.items() if not r["ok"]}
@@ -302,7 +311,6 @@ def evaluate_mutant(task: dict, out: dict) -> None:
             return
         changed += [[f"{name} ({n} players, {opts})", a, b] for name, a, b in res[0]]
         deferred |= set(res[1])
-    out["configurations checked"] = checked_in
     out["exercised in"] = exercised
     if deferred:
         out["proofs not rerun"] = sorted(deferred)
