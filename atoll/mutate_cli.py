@@ -41,9 +41,9 @@ def add_parser(add, game_args, ALLOW_HELP) -> None:
                    help="z3 timeout per query, seconds (default 5)")
     p.add_argument("--mutant-timeout", type=float, default=None, metavar="S",
                    help="seconds per mutant (default: 3 times the original's checks, at least 60)")
-    p.add_argument("--other-configs", type=int, default=2, metavar="N",
+    p.add_argument("--other-configs", type=int, default=1, metavar="N",
                    help="without --matrix: check a mutant not killed in up to N other configurations "
-                   "of the matrix where its rule runs (default 2; 0: none)")
+                   "of the matrix where its rule runs (default 1; 0: none)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="mutants checked in parallel processes (default: one per core)")
     p.add_argument("--dask", metavar="local|ADDRESS",

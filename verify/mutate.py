@@ -62,7 +62,7 @@ class Settings:
     timeout_ms: int = 5_000    # z3, per query
     cap: int = 3_000           # actions after which a game of the digest is cut
     limit: float = 0.0         # seconds per mutant (0: from the original's time)
-    extra: int = 2             # other configurations of the matrix a mutant not killed is checked in
+    extra: int = 1             # other configurations of the matrix a mutant not killed is checked in
 
 
 class MutantTimeout(BaseException):
