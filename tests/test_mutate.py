@@ -168,7 +168,7 @@ def test_min_score_sets_the_exit_status(capsys):
 
 @pytest.mark.parametrize("args", [["--min-score", "2"], ["--games", "-1"], ["--jobs", "0"],
                                   ["--mutant", "9999"], ["--cache", "x", "--no-cache"],
-                                  ["--mutant-timeout", "0"]])
+                                  ["--mutant-timeout", "0"], ["--other-configs", "-1"]])
 def test_bad_usage_exits_2(args, capsys):
     assert main(["mutate", str(TALLY), "--jobs", "1", "--games", "1"] + args
                 if "--jobs" not in args else ["mutate", str(TALLY)] + args) == 2
