@@ -174,7 +174,9 @@ def _by(rec: dict) -> str:
         return "model error: " + by["model error"][:80]
     if "property" in by:
         what = "example" if by.get("kind") == "example" else "property"
-        return f"{what} {by['property']}: {by['verdict']}, expected {by['expected']}"
+        where = "".join(f", {k}={v}" for k, v in (by.get("options") or {}).items())
+        return f"{what} {by['property']}: {by['verdict']}, expected {by['expected']}" + (
+            f"; with {by['players']} players{where}" if where else "")
     return rec.get("reason", "")[:100]
 
 
