@@ -336,3 +336,19 @@ property bonus_as_written
     assert main(args + ["--other-configs", "0"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert {m["id"]: m["status"] for m in rep["mutants"]} == {eq.id: "equivalent", dead.id: "unobserved"}
+
+
+def test_a_model_error_in_an_example_kills(monkeypatch):
+    """The mutated model failing while an example plays (say, an index out
+    of range in an action's choices) is noticed: killed, not a failure of atoll."""
+    from atoll.compiler.runtime import ModelError
+    from atoll.verify import mutate as MU
+    from atoll.verify import mutate_eval
+
+    def failing(comp, broken, order):
+        raise ModelError("evaluating the choices of action `add`: index 2 is outside 0..1")
+    monkeypatch.setattr(mutate_eval, "examples_first_kill", failing)
+    _, ms = mutants_of(TALLY)
+    low = find(ms, "const goal", "5 to 4")
+    [rec] = MU.execute(MU.plan(str(TALLY), st=MU.Settings(games=2), ids=[low.id]), 1)
+    assert rec["status"] == "killed" and "index 2" in rec["by"]["model error"]

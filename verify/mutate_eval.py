@@ -261,7 +261,11 @@ def evaluate_mutant(task: dict, out: dict) -> None:
             where = "every configuration of the matrix" if extra else "every configuration checked"
             out.update(status="equivalent", reason=f"the same lowered code in {where}")
             return
-    run, killer = examples_first_kill(comp, set(task["broken"]), task["example_order"])
+    try:
+        run, killer = examples_first_kill(comp, set(task["broken"]), task["example_order"])
+    except ModelError as e:   # the model fails in an example's play: it notices
+        out.update(status="killed", by={"model error": str(e)[:300]})
+        return
     out["checked"] += run
     if killer is not None:
         out.update(status="killed", by=killer)
