@@ -1,4 +1,4 @@
-"""The `--json` report of an `atoll mutate` run cut short, from its cache.
+"""The `--json` report of an `atoll mutate` run from its cache (a run cut short, or finished in parts).
 
     python benchmarks/mutate_partial.py SPEC CACHE OUT.json [--toolchain DIGEST] [--seconds S]
 
@@ -38,10 +38,11 @@ def main(argv=None) -> int:
                 recs.append(rec)
                 break
     rep = MU.report(p, recs, args.seconds)
-    rep["partial"] = f"{len(recs)} of {len(p.chosen)} mutants (the records in the cache)"
+    if len(recs) < len(p.chosen):
+        rep["partial"] = f"{len(recs)} of {len(p.chosen)} mutants (the records in the cache)"
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(rep, f, indent=1, default=str)
-    print(rep["partial"], rep["score"], rep["totals"])
+    print(rep.get("partial", "every mutant"), rep["score"], rep["totals"])
     return 0
 
 
