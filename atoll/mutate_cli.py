@@ -18,8 +18,11 @@ EXAMPLES = ("examples:\n  atoll mutate spec/GAME.atoll\n"
             "Each mutant is a small change of one rule (a constant one more or less, an operator\n"
             "swapped, a guard or a statement dropped, two cases swapped, an ending weakened...),\n"
             "compiled like any spec and checked with the spec's properties on a small budget.\n"
-            "Score: killed / (killed + survived); equivalent, unobserved, not compiling and timed\n"
-            "out mutants are counted apart (docs/verify.md, \"Mutation testing\"). Exit status 0\n"
+            "A mutant not killed in the configuration checked is checked again in up to\n"
+            "--other-configs other configurations of the matrix where its rule runs.\n"
+            "Score: killed / every mutant not shown equivalent nor refused by the compiler\n"
+            "(unobserved and timed out count as not killed; docs/verify.md, \"Mutation\n"
+            "testing\"). Exit status 0\n"
             "when the score is at least --min-score (when given), 1 otherwise or when the\n"
             "spec's own properties are not as expected, 2 for bad usage.")
 
@@ -38,6 +41,9 @@ def add_parser(add, game_args, ALLOW_HELP) -> None:
                    help="z3 timeout per query, seconds (default 5)")
     p.add_argument("--mutant-timeout", type=float, default=None, metavar="S",
                    help="seconds per mutant (default: 3 times the original's checks, at least 60)")
+    p.add_argument("--other-configs", type=int, default=1, metavar="N",
+                   help="without --matrix: check a mutant not killed in up to N other configurations "
+                   "of the matrix where its rule runs (default 1; 0: none)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="mutants checked in parallel processes (default: one per core)")
     p.add_argument("--dask", metavar="local|ADDRESS",
@@ -63,6 +69,7 @@ def cmd_mutate(args) -> int:
     from atoll.verify import mutate as MU
     _at_least("--games", args.games, 0)
     _at_least("--jobs", args.jobs, 1)
+    _at_least("--other-configs", args.other_configs, 0)
     _at_least("--max-mutants", args.max_mutants, 1)
     _positive("--timeout", args.timeout)
     _positive("--mutant-timeout", args.mutant_timeout)
@@ -76,7 +83,8 @@ def cmd_mutate(args) -> int:
     spec = _spec_file(args.spec)
     options = _options(args.option)
     cache = None if args.no_cache else (args.cache or (DEFAULT_CACHE if Path(DEFAULT_CACHE).is_dir() else None))
-    st = MU.Settings(args.games, args.seed, int(args.timeout * 1000), limit=args.mutant_timeout or 0.0)
+    st = MU.Settings(args.games, args.seed, int(args.timeout * 1000), limit=args.mutant_timeout or 0.0,
+                     extra=args.other_configs)
     t0 = time.perf_counter()
     if args.list:
         return _list(args, spec)
@@ -166,7 +174,9 @@ def _by(rec: dict) -> str:
         return "model error: " + by["model error"][:80]
     if "property" in by:
         what = "example" if by.get("kind") == "example" else "property"
-        return f"{what} {by['property']}: {by['verdict']}, expected {by['expected']}"
+        where = "".join(f", {k}={v}" for k, v in (by.get("options") or {}).items())
+        return f"{what} {by['property']}: {by['verdict']}, expected {by['expected']}" + (
+            f"; with {by['players']} players{where}" if where else "")
     return rec.get("reason", "")[:100]
 
 
@@ -181,6 +191,9 @@ def print_report(rep: dict) -> None:
     b = rep["budget"]
     print(f"{printable(rep['spec'])}: {rep['run']} of {rep['generated']} mutants checked ({configs}; "
           f"{b['games']} games per property, z3 {b['timeout_ms'] / 1000:g} s per query)")
+    if rep.get("other_configurations"):
+        print(f"  a mutant not killed there: checked in up to {rep['other_configurations_per_mutant']} of "
+              f"{len(rep['other_configurations'])} other configurations where its rule runs")
     if rep["baseline"]["broken"]:
         print(f"  the original spec itself fails: {', '.join(rep['baseline']['broken'])} "
               "(these cannot kill a mutant; fix them first)")
@@ -205,8 +218,8 @@ def print_report(rep: dict) -> None:
     unobserved = [m for m in rep["mutants"] if m["status"] == "unobserved"]
     if unobserved:
         print(f"\nunobserved: no observable change in {b['games']} seeded games, and the same "
-              f"verdicts (likely equivalent, not proved; more games or another configuration "
-              f"may tell) ({len(unobserved)})")
+              f"verdicts, in every configuration where the code differs (likely equivalent, not "
+              f"proved; counted as not killed) ({len(unobserved)})")
         for m in unobserved:
             _show(m)
     odd = [m for m in rep["mutants"] if m["status"] in ("timed out", "error")]
@@ -214,9 +227,10 @@ def print_report(rep: dict) -> None:
         print(f"\ntimed out or failed (neither killed nor survived) ({len(odd)})")
         for m in odd:
             _show(m, m["reason"])
-    print(f"\nscore: {_pct(rep['score'])} of {t['killed'] + t['survived']} mutants killed "
-          f"(killed / (killed + survived)); strict score {_pct(rep['strict_score'])} "
-          f"(unobserved counted as not killed)")
+    counted = t["killed"] + t["survived"] + t["unobserved"] + t["timed out"] + t["error"]
+    print(f"\nscore: {_pct(rep['score'])} of {counted} mutants killed (every mutant not shown "
+          f"equivalent nor refused by the compiler; unobserved and timed out count as not killed); "
+          f"{_pct(rep['observed_score'])} of the {t['killed'] + t['survived']} killed or survived")
     print(f"  {t['equivalent']} equivalent (the same lowered code in the configurations checked), "
           f"{t['unobserved']} unobserved, {t['not compiling']} not compiling, "
           f"{t['timed out']} timed out, {t['error']} failed")

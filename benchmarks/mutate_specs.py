@@ -27,6 +27,10 @@ def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _config(c: dict) -> str:
+    return f"{c['players']} players" + "".join(f", {k}={v}" for k, v in c["options"].items())
+
+
 def section(rep: dict, hint: str = "") -> list[str]:
     t = rep["totals"]
     b = rep["budget"]
@@ -35,12 +39,20 @@ def section(rep: dict, hint: str = "") -> list[str]:
     out = [f"## {rep['spec']}", ""]
     if rep.get("partial"):   # a run cut short: the records its cache holds
         out += [f"**Partial run**: {rep['partial']}; the counts and scores below are over those only.", ""]
+    counted = t["killed"] + t["survived"] + t["unobserved"] + t["timed out"] + t["error"]
+    others = rep.get("other_configurations") or []
     out += [
-           f"- **score {pct(rep['score'])}** ({t['killed']} killed of {t['killed'] + t['survived']} "
-           f"killed or survived); strict score {pct(rep['strict_score'])} (unobserved counted as not killed)",
+           f"- **score {pct(rep['score'])}** ({t['killed']} killed of {counted}: every mutant not shown "
+           f"equivalent nor refused by the compiler; {t['unobserved']} unobserved, {t['survived']} "
+           f"survived, {t['timed out'] + t['error']} timed out or failed, all counted as not killed); "
+           f"over the {t['killed'] + t['survived']} killed or survived: {pct(rep.get('observed_score'))}",
            f"- {rep['run']} of {rep['generated']} mutants: " + ", ".join(f"{t[k]} {k}" for k in COLUMNS)
            + f", {t['timed out']} timed out, {t['error']} failed",
-           f"- configuration: {configs}; budget: {b['games']} games per property, z3 "
+           f"- configuration: {configs}"
+           + (f"; a mutant not killed there is checked in up to {min(rep['other_configurations_per_mutant'], len(others))} of "
+              f"the {len(others)} other configurations of the matrix where its seeded games play otherwise "
+              f"({'; '.join(_config(c) for c in others)})" if others else "")
+           + f"; budget: {b['games']} games per property, z3 "
            f"{b['timeout_ms'] / 1000:g} s per query, at most {b['mutant_limit_s']:g} s per mutant",
            (f"- time: {rep['seconds']:.0f} s for the run" if not rep.get("partial") else "- time: the run was cut")
            + f"; the mutants' own checks {sum(m['seconds'] for m in rep['mutants']):.0f} s in all, each as "
@@ -66,9 +78,12 @@ def section(rep: dict, hint: str = "") -> list[str]:
         out += ["", f"### {title} ({len(ms)})", ""]
         for m in ms:
             diff = " / ".join(m["diff"][:2])
+            where = m.get("exercised_in") or []
             out.append(f"- #{m['id']} {cell(m['rule'])} ({cell(', '.join(m['cites'])) or 'no citation'}): "
                        f"{cell(m['what'])}: `{diff}`" + (f" ({cell(m['reason'])})" if status != "survived"
-                                                         and m["reason"] else ""))
+                                                         and m["reason"] else "")
+                       + (f"; plays otherwise in: {'; '.join(_config({'players': n, 'options': o}) for n, o in where)}"
+                          if status == "survived" and where else ""))
     return out + [""]
 
 
@@ -84,7 +99,9 @@ def main(argv=None) -> int:
     lines = ["# `atoll mutate` on the shipped games", "",
              "Written by `benchmarks/mutate_specs.py` from the `--json` reports of",
              "`atoll mutate SPEC --jobs 1 --cache DIR` with the default budget (how to read it:",
-             "docs/verify.md, \"Mutation testing\"). The score is killed / (killed + survived).", ""]
+             "docs/verify.md, \"Mutation testing\"). The score is killed over every mutant not",
+             "shown equivalent (the same lowered code in every configuration of the matrix) nor",
+             "refused by the compiler: survived, unobserved, timed out and failed count as not killed.", ""]
     for path in args.reports:
         lines += section(json.loads(Path(path).read_text(encoding="utf-8")))
     out.write_text("\n".join(lines) + "\n" + MARK + (kept or "\n"), encoding="utf-8")

@@ -79,7 +79,11 @@ def _copy_spec(tmp_path, spec, old: str, new: str):
      {"shared_majority_big_island", "shared_majority_lusepil_3_3_1", "shared_majority_lusepil_2_2_2_1"}),
     # a conquered line adds up to exactly 10
     (MASTERISLANDS, "const line_total: int = 10", "const line_total: int = 11",
-     {"conquest_5_4_1", "victory_cards", "not_yet_twelve", "a_line_with_a_gap", "under_another_galleon"}),
+     {"conquest_5_4_1", "victory_cards", "not_yet_twelve", "a_line_with_a_gap", "under_another_galleon",
+      # the examples added for `atoll mutate` (each conquers, or refuses, a line worth 10)
+      "not_yet_ten_with_three", "ten_win_with_three", "not_yet_eight_with_four", "eight_win_with_four",
+      "not_yet_twelve_for_a_team", "twelve_win_for_a_team", "the_corsair_blocks_a_card",
+      "no_gap_with_cards_only"}),
 ])
 def test_a_changed_rule_fails_its_examples(tmp_path, spec, old, new, failing):
     results = {r.property: r for r in run_examples(_copy_spec(tmp_path, spec, old, new))}

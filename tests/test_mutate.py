@@ -88,8 +88,9 @@ def test_report_counts_each_status_apart(report):
                               "timed out", "error")) == t["mutants"]
     assert t["killed"] and t["survived"] and t["unobserved"] and t["equivalent"] and t["not compiling"]
     assert t["error"] == 0 and t["timed out"] == 0
-    assert rep["score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"]))
-    assert rep["strict_score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"] + t["unobserved"]))
+    # every mutant not shown equivalent (nor refused by the compiler) counts: unobserved is not killed
+    assert rep["score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"] + t["unobserved"]))
+    assert rep["observed_score"] == pytest.approx(t["killed"] / (t["killed"] + t["survived"]))
 
 
 def status_of(rep, rule, what):
@@ -120,16 +121,20 @@ def test_who_kills_and_who_survives(report):
 def test_per_rule_scores_with_citations(report):
     _, rep = report
     rules = {r["rule"]: r for r in rep["rules"]}
-    assert rules["def gain"]["score"] == 1.0 and rules["def gain"]["cites"] == ["Adding"]
+    g = rules["def gain"]   # its `_ => 0` arm is never used: unobserved, and not killed
+    assert g["survived"] == 0 and g["unobserved"] > 0 and g["cites"] == ["Adding"]
+    assert g["score"] == pytest.approx(g["killed"] / (g["killed"] + g["unobserved"]))
     assert rules["action add"]["score"] == 0.0 and rules["action add"]["survived"] > 0
-    assert rules["state notches"]["score"] is None   # nothing killed or survived there
+    # a state nobody reads: nothing seen, and not equivalent either: 0%, not left out
+    assert rules["state notches"]["unobserved"] == rules["state notches"]["mutants"]
+    assert rules["state notches"]["score"] == 0.0
     assert [r["line"] for r in rep["rules"]] == sorted(r["line"] for r in rep["rules"])
 
 
 def test_json_shape(report):
     _, rep = report
     assert {"spec", "generated", "run", "configurations", "budget", "baseline", "totals", "score",
-            "strict_score", "rules", "mutants", "seconds", "ok", "min_score"} <= set(rep)
+            "observed_score", "rules", "mutants", "seconds", "ok", "min_score"} <= set(rep)
     assert rep["configurations"] == [{"players": 2, "options": {}}]
     assert rep["budget"]["games"] == 5 and rep["baseline"]["broken"] == []
     m = rep["mutants"][0]
@@ -163,7 +168,7 @@ def test_min_score_sets_the_exit_status(capsys):
 
 @pytest.mark.parametrize("args", [["--min-score", "2"], ["--games", "-1"], ["--jobs", "0"],
                                   ["--mutant", "9999"], ["--cache", "x", "--no-cache"],
-                                  ["--mutant-timeout", "0"]])
+                                  ["--mutant-timeout", "0"], ["--other-configs", "-1"]])
 def test_bad_usage_exits_2(args, capsys):
     assert main(["mutate", str(TALLY), "--jobs", "1", "--games", "1"] + args
                 if "--jobs" not in args else ["mutate", str(TALLY)] + args) == 2
@@ -298,3 +303,52 @@ def test_a_dask_scheduler_that_does_not_answer_is_a_usage_error(capsys):
     assert main(["mutate", str(TALLY), "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "0.5",
                  "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "dask"
+
+
+# ---------------------------------------------------------------- where the mutated rule runs
+
+def test_a_mutant_is_checked_where_its_rule_runs(tmp_path, capsys):
+    """With the bonus a mode, a mutant of the bonus rule has the original's
+    code in the default configuration (the rule folds away) but not with
+    the bonus on: it is checked there, and the property about the bonus
+    kills it. Without the other configurations it is called equivalent."""
+    spec = tmp_path / "tally.atoll"
+    spec.write_text(TALLY.read_text().replace('  players: 2..2\n', '  players: 2..2\n  modes: "bonus"\n') + """
+property bonus_as_written
+  when bonus
+  "With the bonus, adding two scores one more."
+  cites "Variants"
+  theorem forall k: int in [1, 2]: extra(k) == (if k == 2 then 1 else 0)
+""")
+    _, ms = mutants_of(spec)
+    eq, dead = find(ms, "def extra", "`==` to `!=`"), find(ms, "state notches", "0 to 1")
+    args = ["mutate", str(spec), "--jobs", "1", "--games", "3", "--no-cache", "--json",
+            "--mutant", str(eq.id), "--mutant", str(dead.id)]
+    assert main(args) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["other_configurations"] == [{"players": 2, "options": {"bonus": True}}]
+    by_id = {m["id"]: m for m in rep["mutants"]}
+    m = by_id[eq.id]
+    assert m["status"] == "killed" and m["by"]["property"] == "bonus_as_written"
+    assert m["by"]["options"] == {"bonus": True} and m["configurations_checked"] == [[2, {"bonus": True}]]
+    # a state nobody reads: its code differs everywhere, no game shows it: unobserved, not killed
+    assert by_id[dead.id]["status"] == "unobserved" and rep["score"] == 0.5
+    assert main(args + ["--other-configs", "0"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert {m["id"]: m["status"] for m in rep["mutants"]} == {eq.id: "equivalent", dead.id: "unobserved"}
+
+
+def test_a_model_error_in_an_example_kills(monkeypatch):
+    """The mutated model failing while an example plays (say, an index out
+    of range in an action's choices) is noticed: killed, not a failure of atoll."""
+    from atoll.compiler.runtime import ModelError
+    from atoll.verify import mutate as MU
+    from atoll.verify import mutate_eval
+
+    def failing(comp, broken, order):
+        raise ModelError("evaluating the choices of action `add`: index 2 is outside 0..1")
+    monkeypatch.setattr(mutate_eval, "examples_first_kill", failing)
+    _, ms = mutants_of(TALLY)
+    low = find(ms, "const goal", "5 to 4")
+    [rec] = MU.execute(MU.plan(str(TALLY), st=MU.Settings(games=2), ids=[low.id]), 1)
+    assert rec["status"] == "killed" and "index 2" in rec["by"]["model error"]

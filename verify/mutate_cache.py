@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-CACHE_VERSION = "atoll-mutant-1"
-RULES_VERSION = "atoll-mutant-rules-1"
+CACHE_VERSION = "atoll-mutant-2"
+RULES_VERSION = "atoll-mutant-rules-2"
 # Words that open a declaration of the whole spec: a line that starts with
 # one (or any line that starts in its first column, but a comment or a
 # brace) starts a new declaration.
@@ -37,10 +37,12 @@ TOP = frozenset(("game", "extends", "override", "unmodelled", "enum", "record", 
 _WORD = re.compile(r"[A-Za-z_]+")
 
 
-def mutant_key(bundle, text: str, configs, st) -> str:
+def mutant_key(bundle, text: str, configs, st, toolchain: str = "") -> str:
+    """The key of a mutant's record; ``toolchain``: the toolchain's digest
+    taken when the run began (the code that runs), else read now."""
     from atoll.verify.cache import toolchain_digest
     files = [(rel, text if rel == bundle.root else body) for rel, body in bundle.files]
-    data = [CACHE_VERSION, bundle.root, files, toolchain_digest(), configs,
+    data = [CACHE_VERSION, bundle.root, files, toolchain or toolchain_digest(), configs,
             [st.games, st.seed, st.timeout_ms, st.cap]]
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -125,10 +127,10 @@ def _in_file(sp, file: str) -> bool:
     return sp is not None and str(getattr(sp, "file", file)) == file
 
 
-def rules_key(bundle, rules_text: str, configs, st) -> str:
+def rules_key(bundle, rules_text: str, configs, st, toolchain: str = "") -> str:
     from atoll.verify.cache import toolchain_digest
     files = [(rel, rules_text if rel == bundle.root else body) for rel, body in bundle.files]
-    data = [RULES_VERSION, bundle.root, files, toolchain_digest(), configs,
+    data = [RULES_VERSION, bundle.root, files, toolchain or toolchain_digest(), configs,
             [st.games, st.seed, st.timeout_ms, st.cap]]
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
