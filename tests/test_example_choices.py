@@ -72,3 +72,35 @@ def test_an_unknown_choice_or_a_value_of_another_type_is_diagnosed(tmp_path):
         d = e.value.diagnostics[0]
         assert d.code == code
         assert says in (d.message + " " + (d.hint or "")).lower()
+
+
+TWO_CHOICES = """
+game two { players: 2 }
+state { player n: int = 0 visible all }
+phase go {
+  action left() { choose a: int in [1, 2] by me  n[me] = n[me] + a  end turn }
+  action right() { choose b: int in [3, 4] by me  n[me] = n[me] + b  end turn }
+}
+flow { round { turns in players: go } }
+ending over after_round when current_round >= 3 => rank p by n[p]
+"""
+
+
+def test_a_choice_has_the_same_action_id_whichever_choice_a_game_met_first(tmp_path):
+    """The rule of a choice is indexed by its place in the spec, not by the
+    order in which one game object happened to meet the choices (seeded
+    play, digests and saves would otherwise depend on what ran before)."""
+    import atoll
+    p = tmp_path / "two.atoll"
+    p.write_text(TWO_CHOICES)
+
+    def ids(first: str) -> dict:
+        g = atoll.load(p, players=2)
+        st = g.new_initial_state(seed=0)
+        out = {}
+        for kind in (first, "left" if first == "right" else "right"):
+            st.apply_action(next(a for a in st.legal_actions() if a.kind == kind))
+            out.update({(a.kind, a.params): a.id for a in st.legal_actions()})
+            st.apply_action(st.legal_actions()[0])
+        return out
+    assert ids("left") == ids("right")
