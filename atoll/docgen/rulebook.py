@@ -557,9 +557,9 @@ def data_contents(doc: SpecDoc, d: A.DataDecl, limit: int = 40) -> list[str]:
         acrosses = sort_values({k[1] for k in counts})
         if len(acrosses) <= 12:
             (f0, t0), (f1, t1) = fields
-            rows = [[esc(doc.value_text(t0, a))] + [str(counts.get((a, b), 0)) for b in acrosses]
+            rows = [[esc(_cell(doc, t0, a))] + [str(counts.get((a, b), 0)) for b in acrosses]
                     for a in downs]
-            head = [f"{esc(f0)} / {esc(f1)}"] + [esc(doc.value_text(t1, b)) for b in acrosses]
+            head = [f"{esc(f0)} / {esc(f1)}"] + [esc(_cell(doc, t1, b)) for b in acrosses]
             return [f"How many of each ({len(value)} in all):", ""] + table(head, rows)
     rows = [[esc(_cell(doc, ft, x)) for (_, ft), x in zip(fields, item)] + [str(n)]
             for item, n in ((i, counts[i]) for i in sort_values(counts))]
