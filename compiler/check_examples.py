@@ -73,7 +73,10 @@ class _Example:
                                  "a step of an example is `given ...`, `play ACTION` or `expect ...`"
                                  + _close(step.word, ["play"]))
                 for a in step.actions:
-                    self.action(a)
+                    if a.choice:
+                        self.choice(a)
+                    else:
+                        self.action(a)
             else:
                 self.expect(step)
 
@@ -202,6 +205,23 @@ class _Example:
                 c.expect(c.resolve(q.type), c.expr(e, self.ctx), e.span, f"`{q.name}` of `{a.name}`")
         return decl
 
+    def choice(self, a: A.ExAction) -> None:
+        """``choose NAME = VALUE``: NAME names a `choose` of the rules (or an
+        optional trigger, whose choice is a bool); VALUE has its type."""
+        c = self.c
+        if a.by is not None:
+            c.expect(T.INT, c.expr(a.by, self.ctx), a.by.span, "the player who chooses")
+        found = _choices(self.p)
+        value = c.expr(a.args[0], self.ctx)
+        if a.name not in found:
+            self.rep.add("A0101", f"no choice `{a.name}` in the rules: a `choose {a.name}` or an optional "
+                         f"trigger `{a.name}`", a.span,
+                         did_you_mean(a.name, found) or "name a `choose` of the action's effect")
+            return
+        t = found[a.name]
+        if t is not None:
+            c.expect(c.resolve(t), value, a.args[0].span, f"choice `{a.name}`")
+
     # ------------------------------------------------------------ expectations
     def expect(self, e: A.ExExpect) -> None:
         c = self.c
@@ -252,3 +272,29 @@ class _Example:
 def _close(word: str, words) -> str:
     hint = did_you_mean(word, words)
     return f" ({hint})" if hint else ""
+
+
+def _choices(prog) -> dict:
+    """Every choice an effect can wait for, by name: each `choose` of an
+    action, a procedure or a trigger (its declared type, or None), and each
+    optional trigger (a bool)."""
+    found: dict = {}
+    bool_t = A.TypeRef("bool", ())
+
+    def walk(node):
+        if isinstance(node, A.Choose):
+            found.setdefault(node.name, node.type)
+        if isinstance(node, (list, tuple)):
+            for x in node:
+                walk(x)
+        elif hasattr(node, "__dataclass_fields__"):
+            for f in node.__dataclass_fields__:
+                if f != "span":
+                    walk(getattr(node, f))
+    for t in prog.triggers.values():
+        if t.optional:
+            found.setdefault(t.name, bool_t)
+    walk(list(prog.procs.values()))
+    walk([d for _, d in prog.actions.values()])
+    walk(list(prog.phases.values()))
+    return found

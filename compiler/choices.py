@@ -63,7 +63,9 @@ def choice_spec(game, st):
         phase = st.phase() if action is None else action[0].phase   # (no action: the flow's first steps)
         cites = (() if action is None else action[0].cites) or game.phases[phase].cites
         what = "the start of the game" if action is None else f"`{action[0].name}`"
-        spec = ActionSpec(len(game.actions) + len(table), kind, phase, ((name, t),), (), (),
+        known = game.info.get("choice_keys", ())
+        index = len(game.actions) + (known.index(key) if key in known else len(known) + len(table))
+        spec = ActionSpec(index, kind, phase, ((name, t),), (), (),
                           cites, f"A choice inside the effect of {what}: `{name}`.")
         table[key] = spec
         game.action_by_name[kind] = spec

@@ -568,7 +568,13 @@ def _build_game(comp: Compiled, ns: dict, players: int, options: dict, teams, ch
             # some effect asks a player to choose (the first phase's `on enter` may, while the
             # setup is still under way: a save may then wait with no player in a stage yet)
             "chooses": any(isinstance(n, A.Choose) for n in A.walk(tuple(prog.procs.values())
-                                                                   + tuple(prog.phases.values())))}
+                                                                   + tuple(prog.phases.values()))),
+            # every choice an effect can ask, (name, type) in the spec's order: the index of its
+            # rule, so that a choice's action id does not depend on which choice a game met first
+            "choice_keys": tuple(dict.fromkeys(
+                (N.ident(n.name), prog.types.get(id(n), T.UNKNOWN))
+                for n in A.walk(tuple(prog.procs.values()) + tuple(prog.phases.values()))
+                if isinstance(n, A.Choose)))}
     return runtime.Game(title=prog.title, file=prog.file, ns=ns, layout=layout, num_players=players,
                         options=options, codec=codec, slot_types=slot_types,
                         visibility=visibility, actions=actions, phases=phases, rounds=rounds,

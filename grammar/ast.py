@@ -794,12 +794,15 @@ class ExSetting:
 @dataclass(frozen=True)
 class ExAction:
     """An action of an example: ``build("harbour", b: [...])``, optionally
-    ``by PLAYER``."""
+    ``by PLAYER``. With ``choice``, a choice inside the effect of the action
+    before it, ``choose NAME = VALUE``: ``name`` is the choice's name and
+    ``args`` holds the value."""
     name: str
     args: tuple[Expr, ...] = ()
     named: tuple[NamedArg, ...] = ()
     by: Optional[Expr] = None
     span: Span = _span()
+    choice: bool = False
 
 
 @dataclass(frozen=True)

@@ -250,6 +250,9 @@ class _ToAst(Transformer):
         return A.ExAction(str(name), tuple(a for a in args if not isinstance(a, A.NamedArg)),
                           tuple(a for a in args if isinstance(a, A.NamedArg)), by, self._s(meta))
 
+    def example_choice(self, meta, name, value, by):
+        return A.ExAction(str(name), (value,), (), by, self._s(meta), choice=True)
+
     def action_by(self, meta, e):
         return e
 

@@ -242,11 +242,16 @@ def run_example(comp, ex: A.ExampleDecl, games: Optional[dict] = None) -> Exampl
                 if kind == "play":
                     _play(game, ev, state, node, step, prog)
                 else:
+                    if _waiting(state):   # the effect is not done: nothing of it has happened yet
+                        raise _Fail(text, _waiting(state))
                     _expect(game, ev, state, node, prog, step)
         except _Fail as f:
             run.failure = {"step": number, "line": step.line, "text": step.text,
                            "expected": f.expected, "actual": f.actual}
             break
+    if run.failure is None and _waiting(state):
+        run.failure = {"step": len(steps), "line": ex.span.line, "text": f"example {ex.name}",
+                       "expected": "every effect played to its end", "actual": _waiting(state)}
     if state is None and run.failure is None:
         state = game.new_initial_state(seed=seed)
     if run.start is None and state is not None:
@@ -303,7 +308,44 @@ def _over(state) -> str:
     return f"the game is over (ending `{state.ending()}`)"
 
 
+def _waiting(state) -> Optional[str]:
+    """Why the next step cannot come yet: an effect waits for a choice."""
+    if state is None or state.choosing is None:
+        return None
+    return (f"the effect waits for player {state.choosing[0]} to choose `{state.choosing[3]}`: "
+            f"give it with `choose {state.choosing[3]} = VALUE` after the action")
+
+
+def _choose(game, ev, state, a: A.ExAction, step: Step) -> None:
+    value = ev(a.args[0], state.S)
+    label = f"choose {a.name} = {_plain(value)}"
+    step.action, step.action_name = label, a.name
+    want = f"`{label}`" + ("" if a.by is None else f" by player {ev(a.by, state.S)}")
+    if state.choosing is None:
+        raise _Fail(want, "no choice is awaited now" + (f" (player {state.current_player()} is to act, in "
+                                                        f"phase `{state.phase()}`)" if not state.is_terminal()
+                                                        else ""))
+    who, name = state.choosing[0], state.choosing[3]
+    if name != a.name:
+        raise _Fail(want, f"player {who} is choosing `{name}`, not `{a.name}`")
+    if a.by is not None and ev(a.by, state.S) != who:
+        raise _Fail(want, f"player {who} chooses `{name}`, not player {ev(a.by, state.S)}")
+    legal = [x for x in state.legal_actions() if x.params == (value,)]
+    if not legal:
+        raise _Fail(want, f"{_plain(value)} is not among the choices "
+                          f"{_plain([x.params[0] for x in state.legal_actions()])}")
+    step.player, step.move = legal[0].player, legal[0]
+    try:
+        state.apply_action(legal[0])
+    except Exception as e:
+        raise _Fail(f"`{label}` to be made", f"making it failed: {e}") from None
+
+
 def _play(game, ev, state, a: A.ExAction, step: Step, prog) -> None:
+    if a.choice:
+        return _choose(game, ev, state, a, step)
+    if _waiting(state):
+        raise _Fail(f"`{ev.src(a)}` to be played", _waiting(state))
     params = _params(game, ev, a, state.S)
     label = _label(game, a.name, params)
     step.action, step.action_name = label, a.name
@@ -325,9 +367,6 @@ def _play(game, ev, state, a: A.ExAction, step: Step, prog) -> None:
         state.apply_action(legal[0])
     except Exception as e:   # an error of the rules (a ModelError) surfaced by this action
         raise _Fail(f"`{label}` to be played", f"playing it failed: {e}") from None
-    if state.choosing is not None:   # its effect is not done: nothing of it has happened yet
-        raise _Fail(f"`{label}` to be played", f"its effect waits for player {state.choosing[0]} to choose "
-                    f"`{state.choosing[3]}`, and a worked example cannot make a choice inside an effect")
 
 
 def _refusal(game, state, kind: str, params: tuple):

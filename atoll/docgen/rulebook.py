@@ -557,17 +557,28 @@ def data_contents(doc: SpecDoc, d: A.DataDecl, limit: int = 40) -> list[str]:
         acrosses = sort_values({k[1] for k in counts})
         if len(acrosses) <= 12:
             (f0, t0), (f1, t1) = fields
-            rows = [[esc(doc.value_text(t0, a))] + [str(counts.get((a, b), 0)) for b in acrosses]
+            rows = [[esc(_cell(doc, t0, a))] + [str(counts.get((a, b), 0)) for b in acrosses]
                     for a in downs]
-            head = [f"{esc(f0)} / {esc(f1)}"] + [esc(doc.value_text(t1, b)) for b in acrosses]
+            head = [f"{esc(f0)} / {esc(f1)}"] + [esc(_cell(doc, t1, b)) for b in acrosses]
             return [f"How many of each ({len(value)} in all):", ""] + table(head, rows)
-    rows = [[esc(doc.value_text(ft, x)) for (_, ft), x in zip(fields, item)] + [str(n)]
+    rows = [[esc(_cell(doc, ft, x)) for (_, ft), x in zip(fields, item)] + [str(n)]
             for item, n in ((i, counts[i]) for i in sort_values(counts))]
     more = []
     if len(rows) > limit:
         more = [f"(and {len(rows) - limit} more kinds)", ""]
         rows = rows[:limit]
     return table([esc(f) for f, _ in fields] + ["how many"], rows) + more
+
+
+def _cell(doc: SpecDoc, t, v) -> str:
+    """A value in a table cell: a record nested in the row (a card's function)
+    as the values of its fields, the absent ones left out, in words rather
+    than as a constructor call."""
+    if isinstance(t, tuple) and t[0] == "record" and t != T.POS and isinstance(v, tuple):
+        fields = doc.game().codec.records.get(t[1], [])
+        if len(fields) == len(v):
+            return ", ".join(_cell(doc, ft, x) for (_, ft), x in zip(fields, v) if x is not None)
+    return doc.value_text(t, v)
 
 
 def house_rules(doc: SpecDoc) -> list[str]:
