@@ -87,6 +87,12 @@ TESTS = {
         "-k", "not test_random_play_keeps_the_contract and not kanaloa and not guarded"
               " and not test_explicit_chance_nodes and not test_damaged_saves",
     ]),
+    # compiler/runtime.py was split (no behaviour change): the flow engine,
+    # the transaction and the text of a state are its own modules now, run
+    # with runtime's tests
+    "flow_engine": ("atoll/compiler/flow_engine.py", None),
+    "transaction": ("atoll/compiler/transaction.py", None),
+    "game_text": ("atoll/compiler/game_text.py", None),
     "check": ("atoll/compiler/check.py", [
         "tests/mutation/test_check_mut.py",
         "tests/test_diagnostics.py", "tests/test_let_tuples.py", "tests/test_with_and_empty.py",
@@ -112,6 +118,9 @@ TESTS = {
     ]),
     "lower": ("atoll/compiler/lower.py", LOWERING_TESTS),
 }
+
+for _split in ("flow_engine", "transaction", "game_text"):
+    TESTS[_split] = (TESTS[_split][0], TESTS["runtime"][1])
 
 # Imported by the fork server before it forks a worker: the libraries, the
 # toolchain's modules and its parser (tests/mutation/warmup.py), never a
@@ -219,7 +228,7 @@ copy_src_dir(); copy_also_copy_files(); setup_source_paths(); create_mutants(1)
 
 # Modules that compiling a spec does not use: the fork server may compile the
 # repository's specs once (tests/mutation/warmup.py) without hiding a mutant.
-WARM = {"runtime", "simulation", "z3sem", "termination"}
+WARM = {"runtime", "flow_engine", "transaction", "game_text", "simulation", "z3sem", "termination"}
 
 
 def mutmut(ws: Path, *args: str) -> int:
