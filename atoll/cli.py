@@ -668,4 +668,8 @@ def _short(e: Exception) -> str:
 
 
 if __name__ == "__main__":   # pragma: no cover
-    sys.exit(main())
+    # `python -m atoll.cli`: run the module as imported, not this __main__
+    # copy, so that the modules that import atoll.cli (mutate, docs) raise and
+    # catch the very classes main() catches
+    from atoll import cli as _cli
+    sys.exit(_cli.main())

@@ -80,6 +80,21 @@ def test_every_command_has_help_with_an_example(cmd, tmp_path):
     assert "examples:" in r.stdout and f"atoll {cmd}" in r.stdout
 
 
+@pytest.mark.parametrize("cmd", ["mutate", "verify", "check"])
+def test_run_as_a_module_a_broken_spec_is_a_diagnostic(cmd, tmp_path):
+    # `python -m atoll.cli` once ran a second copy of the module, whose
+    # CliError the commands that import atoll.cli (mutate) did not raise:
+    # a broken spec came out as an "internal error"
+    spec = tmp_path / "broken.atoll"
+    spec.write_text('game x { title: "X" players: 2 }\nstate { oops }\n')
+    r = subprocess.run([sys.executable, "-m", "atoll.cli", cmd, str(spec)], capture_output=True,
+                       text=True, cwd=tmp_path)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "internal error" not in out
+    assert "error[A0001]" in out and "broken.atoll:2:14" in out
+
+
 def test_lower_prints_generated_python(capsys):
     assert main(["lower", str(MASTERISLANDS)]) == 0
     src = capsys.readouterr().out
