@@ -74,8 +74,9 @@ def shapes_problem(c, prog, d, item) -> str:
     if odd:
         return f"the shape `{odd[0]}` is none of " + ", ".join(KINDS)
     fill = fields.get("fill")
-    if fill is not None and not (isinstance(fill, tuple) and fill[0] == "enum"):
-        return f"its field `fill` is {T.show(fill)}, not an enum"
+    inner = fill[1] if isinstance(fill, tuple) and fill[0] == "maybe" else fill
+    if fill is not None and not (isinstance(inner, tuple) and inner[0] == "enum"):
+        return f"its field `fill` is {T.show(fill)}, not an enum or maybe of one"
     seat = fields.get("seat")
     if seat is not None and seat not in (T.INT, ("maybe", T.INT)):
         return f"its field `seat` is {T.show(seat)}, not a player or maybe[Player]"

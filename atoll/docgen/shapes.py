@@ -7,7 +7,9 @@ A function without parameters is drawn once; a function of a player
 order of the list: an annular ``sector`` (centre ``x, y``, radii ``r0 <
 r1``, angles ``a0, a1`` in hundredths of a degree counter-clockwise from
 east), a ``dot`` (centre ``x, y``, radius ``r1``), a ``box`` (centre ``x,
-y``, size ``w`` by ``h``) or a ``text`` at ``x, y``. Coordinates are the
+y``, size ``w`` by ``h``) or a ``text`` at ``x, y``; a dot, box or text
+moved by ``r0`` in the direction ``a0`` when they are set (a place given
+in polar coordinates). Coordinates are the
 spec's own integers, ``y`` upwards; the picture is scaled to fit. ``fill``
 is an enum member (a member named after a colour keeps it); ``seat``,
 when it is a seat, colours the shape in that player's colour instead; ``label`` is written on the shape. Every text is
@@ -46,12 +48,16 @@ def _shape(view: dict) -> dict:
     out["fill"] = seat if ok else view.get("fill")
     label = view.get("label")
     out["label"] = None if label is None else str(label)[:MAX_LABEL]
+    out["cx"], out["cy"] = out["x"], out["y"]
+    if out["shape"] != "sector":          # a dot, box or text moved by r0 towards a0
+        a = math.radians(out["a0"] / 100)
+        out["cx"], out["cy"] = out["x"] + out["r0"] * math.cos(a), out["y"] + out["r0"] * math.sin(a)
     return out
 
 
 def _outline(s: dict, n: int = 0) -> list[tuple[float, float]]:
     """Points (spec units, y up) around a shape, to size the picture."""
-    x, y = s["x"], s["y"]
+    x, y = s["cx"], s["cy"]
     if s["shape"] == "sector":
         a0, a1 = s["a0"] / 100, s["a1"] / 100
         steps = max(2, min(64, int(abs(a1 - a0) / 6) + 2))
@@ -101,7 +107,7 @@ def draw(views: list[dict], title: str, members: tuple = ()) -> str:
     body, texts = [], []
     for s in shapes:
         fill = _fill(s["fill"], palette)
-        cx, cy = at(s["x"], s["y"])
+        cx, cy = at(s["cx"], s["cy"])
         if s["shape"] == "sector":
             path = " ".join(f"{a:.1f},{b:.1f}" for a, b in (at(*p) for p in _outline(s)))
             body.append(f"<polygon points='{path}' fill='{fill}' stroke='#333' stroke-width='0.8'/>")
