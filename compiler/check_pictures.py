@@ -46,7 +46,7 @@ def check_pictures(c, prog, rep) -> None:
                 rep.add("A0110", f"`pictures` names `{name}`, which cannot draw shapes: {problem}", entry.span,
                         "take no parameter or one player `(p: Player)`, return a list of a record with "
                         "`shape: E` (E's members among " + ", ".join(KINDS) + "), optional `fill` (an "
-                        "enum) and `seat`, int coordinates and an optional `label`, and read only state every "
+                        "enum) and `seat` (a player), int coordinates and an optional `label`, and read only state every "
                         "player sees")
             continue
         problem = shape_problem(c, d)
@@ -83,8 +83,9 @@ def shapes_problem(c, prog, d, item) -> str:
     for f in INTS:
         if f in fields and fields[f] != T.INT:
             return f"its field `{f}` is {T.show(fields[f])}, not int"
-    if "label" in fields and fields["label"] not in (T.INT, T.STR):
-        return f"its field `label` is {T.show(fields['label'])}, not int or str"
+    label = fields.get("label")
+    if label is not None and label not in (T.INT, T.STR, ("maybe", T.INT), ("maybe", T.STR)):
+        return f"its field `label` is {T.show(label)}, not int, str or maybe of one"
     hidden = _hidden_reads(prog, d)
     if hidden:
         return f"it reads `{hidden}`, which not every player sees"

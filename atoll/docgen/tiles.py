@@ -72,6 +72,8 @@ def _shape_svgs(game, state, shaped: dict, caption: str) -> list[tuple]:
     out = []
     for name, (fn, rec, per_player) in shaped.items():
         fill = dict(game.codec.records[rec[1]]).get("fill")
+        if isinstance(fill, tuple) and fill[0] == "maybe":
+            fill = fill[1]
         members = tuple(game.codec.enums[fill[1]]) if isinstance(fill, tuple) and fill[0] == "enum" else ()
         for p in range(game.num_players) if per_player else [None]:
             value = fn(state.S, p) if per_player else fn(state.S)
