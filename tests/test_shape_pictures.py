@@ -97,3 +97,39 @@ def test_shapes_functions_are_checked(tmp_path, rec, params, body, says):
     with pytest.raises(atoll.SpecError) as e:
         atoll.compile_spec(path)
     assert "A0110" in str(e.value) and says in str(e.value), str(e.value)
+
+
+# ---------------------------------------------------------------- La Isla's island and cardholders
+
+def test_la_isla_draws_the_arranged_island_and_the_cardholders():
+    """The island after setup: the 65 spaces as sectors in their terrain's
+    colour, the 35 regions as dots with their values, each dot next to every
+    space the arrangement puts around it (the seam regions too); a
+    cardholder per seat with a box per slot."""
+    import json
+    import math
+    doc = rulebook.load(ROOT / "spec" / "la_isla.atoll")
+    game = doc.game(2)
+    st = game.new_initial_state(seed=5)
+    _, _, shaped = tiles.drawers(doc, game)
+    fn, rec, _ = shaped["island"]
+    views = [shapes._shape(tiles._view(game, rec, v)) for v in fn(st.S)]
+    sectors = [v for v in views if v["shape"] == "sector"]
+    dots = [v for v in views if v["shape"] == "dot"]
+    data = json.loads((ROOT / "spec" / "data" / "la_isla_island.json").read_text())
+    assert len(sectors) == len(data["spaces"]) == 65 and len(dots) == 35        # no explorer yet
+    assert [s["fill"] for s in sectors] == [s["terrain"] for s in data["spaces"]]
+    assert sorted(int(d["label"]) for d in dots) == sorted(r["value"] for r in data["regions"])
+    around = dict(st.observation(0)["state"]["around"])
+    assert len(around) == 35
+    ids = [s["id"] for s in data["spaces"]]
+    order = [r["id"] for r in data["regions"] if r["id"] in around]
+    for rid, dot in zip(order, dots):
+        for sid in around[rid]:
+            pts = shapes._outline(sectors[ids.index(sid)])
+            near = min(math.hypot(px - dot["cx"], py - dot["cy"]) for px, py in pts)
+            assert near < 30, (rid, sid, near)       # the region touches each of its spaces
+    pics = {k: svg for k, svg, _ in tiles.tile_svgs(doc, game, st, 0, "after setup")}
+    assert list(pics) == ["island", "cardholder-0", "cardholder-1"]
+    assert ">desert<" in pics["island"] and ">swamp<" in pics["island"]
+    assert pics["cardholder-0"].count("<rect x=") >= 3 and ">free<" in pics["cardholder-0"]

@@ -62,10 +62,13 @@ def _outline(s: dict, n: int = 0) -> list[tuple[float, float]]:
         a0, a1 = s["a0"] / 100, s["a1"] / 100
         steps = max(2, min(64, int(abs(a1 - a0) / 6) + 2))
         pts = []
-        for r in (s["r1"], s["r0"]):
-            for i in range(steps + 1):
+        for r, other in ((s["r1"], s["r0"]), (s["r0"], s["r1"])):
+            for i in range(steps + 1):          # an arc, then the straight side to the other arc
                 a = math.radians(a0 + (a1 - a0) * i / steps)
                 pts.append((x + r * math.cos(a), y + r * math.sin(a)))
+            a = math.radians(a1)
+            pts += [(x + (r + (other - r) * k / 4) * math.cos(a), y + (r + (other - r) * k / 4) * math.sin(a))
+                    for k in (1, 2, 3)]
             a0, a1 = a1, a0
         return pts
     if s["shape"] == "dot":
