@@ -15,6 +15,9 @@ A function of a map of positions and a position ``(m: map[Pos, V], q: Pos)``
 draws the cells of every map of type ``map[Pos, V]`` (it may look at the
 neighbours); a function of one value ``(v: V)`` draws every V in a list,
 set, bag or the keys of a map, in a row.
+
+A function that returns a *list* of records draws shapes instead
+(atoll/docgen/shapes.py): ``shapes_problem`` says why one cannot (A0110).
 """
 from __future__ import annotations
 
@@ -46,8 +49,8 @@ def check_pictures(c, prog, rep) -> None:
                 rep.add("A0110", f"`pictures` names `{name}`, which cannot draw shapes: {problem}", entry.span,
                         "take no parameter or one player `(p: Player)`, return a list of a record with "
                         "`shape: E` (E's members among " + ", ".join(KINDS) + "), optional `fill` (an "
-                        "enum) and `seat` (a player), int coordinates and an optional `label`, and read only state every "
-                        "player sees")
+                        "enum) and `seat` (a player), int coordinates and an optional `label`, and read "
+                        "only state every player sees")
             continue
         problem = shape_problem(c, d)
         if problem:

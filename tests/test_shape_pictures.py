@@ -133,3 +133,16 @@ def test_la_isla_draws_the_arranged_island_and_the_cardholders():
     assert list(pics) == ["island", "cardholder-0", "cardholder-1"]
     assert ">desert<" in pics["island"] and ">swamp<" in pics["island"]
     assert pics["cardholder-0"].count("<rect x=") >= 3 and ">free<" in pics["cardholder-0"]
+
+
+def test_a_picture_past_a_bound_is_reported_as_a0005(tmp_path, caplog):
+    path = tmp_path / "g.atoll"
+    body = "list[Mark] = [Mark(dot, red, i, 0, 1) for i in range(%d)]" % (shapes.MAX_SHAPES + 1)
+    path.write_text(GAME % (MARK, "", body))
+    doc = rulebook.load(path)
+    game = doc.game(2)
+    with caplog.at_level("WARNING"):
+        pics = tiles.tile_svgs(doc, game, game.new_initial_state(seed=0), 0, "now")
+    assert "1 more shapes not drawn" in pics[0][1]
+    said = caplog.text
+    assert "A0005" in said and f"{shapes.MAX_SHAPES + 1} shapes" in said and "g.atoll:2:" in said, said

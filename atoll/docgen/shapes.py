@@ -55,6 +55,21 @@ def _shape(view: dict) -> dict:
     return out
 
 
+def over_limits(views: list[dict]) -> str:
+    """What in ``views`` goes past a bound ('' when nothing does): the
+    caller reports it as a diagnostic (A0005), and the picture is drawn
+    within the bounds."""
+    out = []
+    if len(views) > MAX_SHAPES:
+        out.append(f"{len(views)} shapes (at most {MAX_SHAPES} are drawn)")
+    if any(v.get("label") is not None and len(str(v["label"])) > MAX_LABEL for v in views):
+        out.append(f"a label longer than {MAX_LABEL} characters (it is cut)")
+    big = [f for v in views for f in INTS if isinstance(v.get(f), int) and abs(v[f]) > MAX_COORD]
+    if big:
+        out.append(f"a `{big[0]}` past {MAX_COORD:,} in size (it is clamped)")
+    return "; ".join(out)
+
+
 def _outline(s: dict, n: int = 0) -> list[tuple[float, float]]:
     """Points (spec units, y up) around a shape, to size the picture."""
     x, y = s["cx"], s["cy"]

@@ -65,7 +65,7 @@ def _types(game):
     return resolve
 
 
-def _shape_svgs(game, state, shaped: dict, caption: str) -> list[tuple]:
+def _shape_svgs(doc, game, state, shaped: dict, caption: str) -> list[tuple]:
     """(key, SVG, [function]) for each shapes function: once, or once per
     seat for a function of a player. The checker made sure such a function
     reads only what every player sees."""
@@ -80,10 +80,25 @@ def _shape_svgs(game, state, shaped: dict, caption: str) -> list[tuple]:
             views = [_view(game, rec, v) for v in value]
             if not views:
                 continue
+            past = shapes.over_limits(views)
+            if past:
+                _report_limit(doc, name, past)
             who = f", player {p}" if per_player else ""
             out.append((f"{name}{'-' + str(p) if per_player else ''}",
                         shapes.draw(views, f"{name}{who}: {caption}", members), [name]))
     return out
+
+
+def _report_limit(doc, name: str, past: str) -> None:
+    """A shapes picture past a bound: a diagnostic (A0005) at the game
+    block's `pictures` entry, logged as a warning of the docs build (an
+    error with ``--strict``); the picture itself stays within the bounds."""
+    from sphinx.util import logging
+    from atoll.diagnostics import Diagnostic, render
+    entry = next((e for e in doc.prog.game.meta if e.key == "pictures"), None)
+    d = Diagnostic("A0005", f"the picture `{name}` has {past}", entry.span if entry else None,
+                   "draw fewer or smaller shapes (docs/language.md, section Limits)")
+    logging.getLogger(__name__).warning(render(d))
 
 
 def _members(game, rec) -> tuple:
@@ -123,7 +138,7 @@ def tile_svgs(doc, game, state, viewer: int, caption: str) -> list[tuple]:
     if not cells and not items and not shaped:
         return []
     obs = state.observation(viewer)["state"]
-    out = _shape_svgs(game, state, shaped, caption)
+    out = _shape_svgs(doc, game, state, shaped, caption)
     for i, name in enumerate(game.layout.names):
         if i == 0 or name not in obs:
             continue
