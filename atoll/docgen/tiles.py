@@ -89,6 +89,9 @@ def _shape_svgs(doc, game, state, shaped: dict, caption: str) -> list[tuple]:
     return out
 
 
+_REPORTED: set = set()
+
+
 def _report_limit(doc, name: str, past: str) -> None:
     """A shapes picture past a bound: a diagnostic (A0005) at the game
     block's `pictures` entry, logged as a warning of the docs build (an
@@ -96,6 +99,10 @@ def _report_limit(doc, name: str, past: str) -> None:
     from sphinx.util import logging
     from atoll.diagnostics import Diagnostic, render
     entry = next((e for e in doc.prog.game.meta if e.key == "pictures"), None)
+    key = (str(doc.path), name, past)
+    if key in _REPORTED:                  # once per build, not once per position drawn
+        return
+    _REPORTED.add(key)
     d = Diagnostic("A0005", f"the picture `{name}` has {past}", entry.span if entry else None,
                    "draw fewer or smaller shapes (docs/language.md, section Limits)")
     logging.getLogger(__name__).warning(render(d))
