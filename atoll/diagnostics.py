@@ -45,6 +45,12 @@ CODES: dict[str, tuple[str, str, str]] = {
               "A `let` or `for` takes a value apart into more or fewer names than its tuple has items, "
               "takes apart a value that is not a tuple, or a tuple's item is read with a position that is "
               "not a number written out within its items."),
+    "A0110": ("error", "bad shapes picture",
+              "The game block's `pictures` names a function returning a list that cannot be drawn as "
+              "shapes: it must take no parameter or one player, return records with `shape` (an enum "
+              "whose members are among sector, dot, box, text), optional `fill` (an enum) and "
+              "`seat` (a player), int coordinates and an optional label, and read only state variables "
+              "every player sees."),
     "A0201": ("error", "unreachable phase",
               "A phase is declared but no stage of the flow ever enters it, so its actions can never be taken."),
     "A0202": ("error", "phase without a way out",
@@ -136,6 +142,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "A0107": "move the statement or rule where it has a meaning",
     "A0108": "fix the entry of the game block",
     "A0109": "give one name per item of the tuple, and read items as `t[0]`, `t[1]`, ...",
+    "A0110": "return a list of shape records from a function of no parameter or of a player, "
+             "reading only visible state",
     "A0201": "add the phase to a stage of the flow, or remove it",
     "A0202": "give the phase `done when`, an action with `end phase`, or `auto`",
     "A0203": "read the option in a rule, or remove it",

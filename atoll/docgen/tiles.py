@@ -18,17 +18,19 @@ from __future__ import annotations
 
 from atoll.compiler import names as N
 from atoll.compiler import types as T
+from atoll.docgen import shapes
 from atoll.docgen import svg as S
 
 CELL = 64
 
 
-def drawers(doc, game) -> tuple[dict, dict]:
-    """({V: cell function}, {V: item function}) of the `pictures` entry."""
+def drawers(doc, game) -> tuple[dict, dict, dict]:
+    """({V: cell function}, {V: item function}, {name: (shapes function,
+    record, per player)}) of the `pictures` entry."""
     raw = doc.prog.meta("pictures")
-    cells, items = {}, {}
+    cells, items, shapes = {}, {}, {}
     if not isinstance(raw, str):
-        return cells, items
+        return cells, items, shapes
     types = _types(game)
     for name in [x.strip() for x in raw.split(",") if x.strip()]:
         d = doc.prog.defs.get(name)
@@ -37,11 +39,13 @@ def drawers(doc, game) -> tuple[dict, dict]:
             continue
         ps = [types(p.type) for p in d.params]
         rec = types(d.type)
-        if len(ps) == 2 and isinstance(ps[0], tuple) and ps[0][0] == "map":
+        if isinstance(rec, tuple) and rec[0] == "list":
+            shapes[name] = (fn, rec[1], len(ps) == 1)
+        elif len(ps) == 2 and isinstance(ps[0], tuple) and ps[0][0] == "map":
             cells[ps[0][2]] = (fn, rec)
         elif len(ps) == 1:
             items[ps[0]] = (fn, rec)
-    return cells, items
+    return cells, items, shapes
 
 
 def _types(game):
@@ -59,6 +63,49 @@ def _types(game):
             return ("record", tr.name)
         return {"Player": T.INT}.get(tr.name, tr.name)
     return resolve
+
+
+def _shape_svgs(doc, game, state, shaped: dict, caption: str) -> list[tuple]:
+    """(key, SVG, [function]) for each shapes function: once, or once per
+    seat for a function of a player. The checker made sure such a function
+    reads only what every player sees."""
+    out = []
+    for name, (fn, rec, per_player) in shaped.items():
+        fill = dict(game.codec.records[rec[1]]).get("fill")
+        if isinstance(fill, tuple) and fill[0] == "maybe":
+            fill = fill[1]
+        members = tuple(game.codec.enums[fill[1]]) if isinstance(fill, tuple) and fill[0] == "enum" else ()
+        for p in range(game.num_players) if per_player else [None]:
+            value = fn(state.S, p) if per_player else fn(state.S)
+            views = [_view(game, rec, v) for v in value]
+            if not views:
+                continue
+            past = shapes.over_limits(views)
+            if past:
+                _report_limit(doc, name, past)
+            who = f", player {p}" if per_player else ""
+            out.append((f"{name}{'-' + str(p) if per_player else ''}",
+                        shapes.draw(views, f"{name}{who}: {caption}", members), [name]))
+    return out
+
+
+_REPORTED: set = set()
+
+
+def _report_limit(doc, name: str, past: str) -> None:
+    """A shapes picture past a bound: a diagnostic (A0005) at the game
+    block's `pictures` entry, logged as a warning of the docs build (an
+    error with ``--strict``); the picture itself stays within the bounds."""
+    from sphinx.util import logging
+    from atoll.diagnostics import Diagnostic, render
+    entry = next((e for e in doc.prog.game.meta if e.key == "pictures"), None)
+    key = (str(doc.path), name, past)
+    if key in _REPORTED:                  # once per build, not once per position drawn
+        return
+    _REPORTED.add(key)
+    d = Diagnostic("A0005", f"the picture `{name}` has {past}", entry.span if entry else None,
+                   "draw fewer or smaller shapes (docs/language.md, section Limits)")
+    logging.getLogger(__name__).warning(render(d))
 
 
 def _members(game, rec) -> tuple:
@@ -94,11 +141,11 @@ def _view(game, rec, value) -> dict:
 
 def tile_svgs(doc, game, state, viewer: int, caption: str) -> list[tuple]:
     """(key, SVG, [variable]) for every variable the `pictures` functions draw."""
-    cells, items = drawers(doc, game)
-    if not cells and not items:
+    cells, items, shaped = drawers(doc, game)
+    if not cells and not items and not shaped:
         return []
     obs = state.observation(viewer)["state"]
-    out = []
+    out = _shape_svgs(doc, game, state, shaped, caption)
     for i, name in enumerate(game.layout.names):
         if i == 0 or name not in obs:
             continue
