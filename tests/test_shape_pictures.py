@@ -102,8 +102,8 @@ def test_shapes_functions_are_checked(tmp_path, rec, params, body, says):
 # ---------------------------------------------------------------- La Isla's island and cardholders
 
 def test_la_isla_draws_the_arranged_island_and_the_cardholders():
-    """The island after setup: the 65 spaces as sectors in their terrain's
-    colour, the 35 regions as dots with their values, each dot next to every
+    """The island after setup: the 65 spaces as sectors in the resource
+    colour of their terrain (desert yellow, as on the board), the 35 regions as dots with their values, each dot next to every
     space the arrangement puts around it (the seam regions too); a
     cardholder per seat with a box per slot."""
     import json
@@ -118,7 +118,7 @@ def test_la_isla_draws_the_arranged_island_and_the_cardholders():
     dots = [v for v in views if v["shape"] == "dot"]
     data = json.loads((ROOT / "spec" / "data" / "la_isla_island.json").read_text())
     assert len(sectors) == len(data["spaces"]) == 65 and len(dots) == 35        # no explorer yet
-    assert [s["fill"] for s in sectors] == [s["terrain"] for s in data["spaces"]]
+    assert [s["fill"] for s in sectors] == [s["colour"] for s in data["spaces"]]
     assert sorted(int(d["label"]) for d in dots) == sorted(r["value"] for r in data["regions"])
     around = dict(st.observation(0)["state"]["around"])
     assert len(around) == 35
@@ -131,7 +131,9 @@ def test_la_isla_draws_the_arranged_island_and_the_cardholders():
             assert near < 30, (rid, sid, near)       # the region touches each of its spaces
     pics = {k: svg for k, svg, _ in tiles.tile_svgs(doc, game, st, 0, "after setup")}
     assert list(pics) == ["island", "cardholder-0", "cardholder-1"]
-    assert ">desert<" in pics["island"] and ">swamp<" in pics["island"]
+    assert ">yellow<" in pics["island"] and ">grey<" in pics["island"]       # the legend
+    desert = next(s for s in data["spaces"] if s["terrain"] == "desert")["colour"]
+    assert desert == "yellow" and "#f2cf3a" in pics["island"]              # a named colour kept
     assert pics["cardholder-0"].count("<rect x=") >= 3 and ">free<" in pics["cardholder-0"]
 
 
