@@ -119,3 +119,31 @@ def test_move_ids_are_the_action_ids(spec):
             want = st.clone().legal_actions()[i].id   # a clone: st keeps its lean listing
             assert move_id(st, moves, i) == want
             st.apply_move(i)
+
+
+STEPS = """
+game steps { title: "Steps" players: 2 }
+state { player walked: int = 0 visible all }
+phase walk "Step as often as you like, then stop." {
+  action step() { walked[me] = walked[me] + 1 }
+  action stop() { end turn }
+}
+flow { round { turns in players: walk } }
+ending arrived immediately when any(walked[p] >= 3 for p in players) => rank p by walked[p]
+ending late after_round when current_round >= 5 => rank p by walked[p] else shared
+"""
+
+
+def test_an_immediate_ending_after_an_action_that_goes_on_in_the_phase(tmp_path):
+    # The fast step after an action is taken only when nothing ends: a `step`
+    # neither ends the turn nor the phase, so the third one must end the game
+    # at once (a fast step that let it go on ended it later or never)
+    spec = tmp_path / "steps.atoll"
+    spec.write_text(STEPS)
+    for game in (atoll.load(spec, players=2), _plain(atoll.load(spec, players=2))):
+        st = game.new_initial_state(seed=0)
+        for k in range(3):
+            assert not st.is_terminal()
+            st.apply_action(next(a for a in st.legal_actions() if a.kind == "step"))
+        assert st.is_terminal() and st.ending() == "arrived"
+        assert st.winners() == (0,) and st.history == [st.history[0]] * 3
