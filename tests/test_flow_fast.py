@@ -147,3 +147,38 @@ def test_an_immediate_ending_after_an_action_that_goes_on_in_the_phase(tmp_path)
             st.apply_action(next(a for a in st.legal_actions() if a.kind == "step"))
         assert st.is_terminal() and st.ending() == "arrived"
         assert st.winners() == (0,) and st.history == [st.history[0]] * 3
+
+
+BONUS = """
+game bonus { title: "Bonus" players: 2 }
+state {
+  player bonus: int = 0 visible all
+  player walked: int = 0 visible all
+}
+phase collect "Collect a bonus on entering; again while fewer than three." {
+  on enter { bonus[me] = bonus[me] + 1 }
+  done when not can(take) "nothing to take"
+  repeat when bonus[me] < 3 "fewer than three bonuses"
+  action take() when walked[me] > 100 { walked[me] = 0 }
+}
+phase walk "Walk one step." {
+  action step() { walked[me] = walked[me] + 1  end turn }
+}
+flow { round { turns in players: collect, walk } }
+ending late after_round when current_round >= 2 => rank p by bonus[p] else shared
+"""
+
+
+def test_a_phase_done_on_entering_repeats_through_the_automatic_steps(tmp_path):
+    # `collect` is over as soon as it is entered (its `done when` asks can()
+    # of its own action): it repeats, entering again, until the third bonus,
+    # with no decision in between, then the player walks
+    spec = tmp_path / "bonus.atoll"
+    spec.write_text(BONUS)
+    for game in (atoll.load(spec, players=2), _plain(atoll.load(spec, players=2))):
+        st = game.new_initial_state(seed=0)
+        assert st.observation(0)["state"]["bonus"] == [3, 0]
+        assert [a.kind for a in st.legal_actions()] == ["step"]
+        st.apply_action(st.legal_actions()[0])
+        assert st.observation(0)["state"]["bonus"] == [3, 3]
+        assert st.observation(0)["state"]["walked"] == [1, 0]
