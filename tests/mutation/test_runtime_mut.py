@@ -325,3 +325,50 @@ def test_a_flow_that_names_no_seat_is_a_model_error(tmp_path, spec, message):
         for _ in range(4):
             st.apply_action(by_label(st, "take_stones(n=2)"))
     assert str(e.value) == message
+
+
+
+DRY = """
+game dry { title: "Dry" players: 2 }
+state {
+  last: bag[int] = bag([7]) visible nobody
+  empty: bag[int] = bag(list[int]()) visible nobody
+  player got: list[int] = [] visible all
+}
+flow { round { turns in players: pick } }
+phase pick "Pick." {
+  action draw_last() "Draw the last token." when size(got[me]) == 0
+    ensures size(got[me]) == 1 "one token in hand"
+  {
+    draw c from last
+    got[me] = got[me] + [c]
+    end turn
+  }
+  action pass() { end turn }
+}
+ending over after_round when current_round >= 2 => rank p by size(got[p]) else shared
+"""
+
+NONE = """
+  action draw_none() "Draw from the empty bag." when size(got[me]) == 0
+    ensures size(got[me]) == 1 "one token in hand"
+  {
+    draw c from empty
+    got[me] = got[me] + [c]
+    end turn
+  }
+"""
+
+
+def test_ensures_runs_a_drawing_effect_on_a_dry_run(tmp_path):
+    # An `ensures` over an effect that draws is decided on a copy whose draws
+    # take the bag's first item (a bag of one has no second); there, a draw
+    # from an empty bag is a model error that names the empty bag
+    spec = tmp_path / "dry.atoll"
+    spec.write_text(DRY)
+    st = atoll.load(spec, players=2).new_initial_state(seed=0)
+    assert sorted(a.kind for a in st.legal_actions()) == ["draw_last", "pass"]
+    spec.write_text(DRY.replace("  action pass()", NONE + "  action pass()"))
+    st = atoll.load(spec, players=2).new_initial_state(seed=0)
+    with pytest.raises(ModelError, match="^a rule draws from an empty bag"):
+        st.legal_actions()
