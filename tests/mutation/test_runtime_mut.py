@@ -372,3 +372,42 @@ def test_ensures_runs_a_drawing_effect_on_a_dry_run(tmp_path):
     st = atoll.load(spec, players=2).new_initial_state(seed=0)
     with pytest.raises(ModelError, match="^a rule draws from an empty bag"):
         st.legal_actions()
+
+
+OBS = """
+game obs { title: "Obs" players: 2 }
+state {
+  player coins: int = 3 visible all
+  player secret: int = 5 visible nobody
+  player hand: list[int] = [1, 2] visible owner
+}
+def next_of(p: Player): Player = (p + 1) % player_count
+phase shop "Give or rest." {
+  action give() when coins[me] >= 1 {
+    choose k: int in [1, 2] by next_of(me)
+    coins[me] = coins[me] - k
+    end turn
+  }
+  action rest() { coins[me] = coins[me] + 1 end turn }
+}
+flow { round { turns in players: shop } }
+ending late after_round when current_round >= 4 => rank p by coins[p] else shared
+"""
+
+
+def test_an_observation_names_its_player_and_hides_per_player(tmp_path):
+    # whose observation it is; a per-player value nobody sees, hidden seat by
+    # seat; an owner's value shown to the owner only; a seat out of range
+    # refused with the range; the text of a state that waits for a choice
+    spec = tmp_path / "obs.atoll"
+    spec.write_text(OBS)
+    game = atoll.load(spec, players=2)
+    st = game.new_initial_state(seed=0)
+    ob = st.observation(1)
+    assert ob["player"] == 1 and ob["current_player"] == 0
+    assert ob["state"]["secret"] == [{"hidden": True}, {"hidden": True}]
+    assert ob["state"]["hand"] == [{"hidden": True, "size": 2}, [1, 2]]
+    with pytest.raises(ValueError, match=r"^player must be 0\.\.1$"):
+        st.observation(2)
+    st.apply_action(next(a for a in st.legal_actions() if a.kind == "give"))
+    assert game.describe(st).splitlines()[1] == "player 1 to choose k, phase shop"
