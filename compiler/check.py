@@ -733,14 +733,12 @@ POSSIBLE_EXPECTATIONS = {
 
 def check_modes(c: Checker, prog, rep: Reporter) -> None:
     """The game block's `modes` names the options that span `verify --matrix`."""
-    raw = prog.meta("modes")
-    if raw is None:
+    from atoll.compiler.check_pictures import named_in_entry
+    got = named_in_entry(prog, rep, "modes", "lists option names", "mode, variant")
+    if got is None:
         return
-    entry = next(e for e in prog.game.meta if e.key == "modes")
-    if not isinstance(raw, str):
-        rep.add("A0108", "`modes` lists option names in a string: `modes: \"mode, variant\"`", entry.span)
-        return
-    for name in [x.strip() for x in raw.split(",") if x.strip()]:
+    entry, names = got
+    for name in names:
         o = prog.options.get(name)
         if o is None:
             rep.add("A0108", f"`modes` names `{name}`, which is not an option", entry.span,

@@ -26,15 +26,26 @@ from atoll.compiler import types as T
 FIELDS = ("centre", "edges", "roads", "closed", "label")
 
 
-def check_pictures(c, prog, rep) -> None:
-    raw = prog.meta("pictures")
+def named_in_entry(prog, rep, key: str, what: str, example: str):
+    """A game-block entry that lists names in a string (`modes`, `pictures`):
+    the entry and its names, or None when it is absent or not a string
+    (A0108, reported here)."""
+    raw = prog.meta(key)
     if raw is None:
-        return
-    entry = next(e for e in prog.game.meta if e.key == "pictures")
+        return None
+    entry = next(e for e in prog.game.meta if e.key == key)
     if not isinstance(raw, str):
-        rep.add("A0108", "`pictures` names functions in a string: `pictures: \"cell_view\"`", entry.span)
+        rep.add("A0108", f"`{key}` {what} in a string: `{key}: \"{example}\"`", entry.span)
+        return None
+    return entry, [x.strip() for x in raw.split(",") if x.strip()]
+
+
+def check_pictures(c, prog, rep) -> None:
+    got = named_in_entry(prog, rep, "pictures", "names functions", "cell_view")
+    if got is None:
         return
-    for name in [x.strip() for x in raw.split(",") if x.strip()]:
+    entry, names = got
+    for name in names:
         d = prog.defs.get(name)
         if d is None:
             from atoll.diagnostics import did_you_mean
