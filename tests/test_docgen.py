@@ -3,6 +3,7 @@ games, the pictures, the verification cache, the generated references."""
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -293,6 +294,39 @@ def test_verification_results_are_cached_by_spec_content(tmp_path, monkeypatch):
     spec.write_text(spec.read_text().replace("= 9", "= 8"))               # another spec
     rc.results(spec)
     assert len(calls) == 3
+
+
+def _results_in_a_process(folder, spec, out):
+    import atoll.verify.cache as C
+    rs = C.ResultCache(folder, C.Budget(games=3)).results(spec)
+    Path(out).write_text(json.dumps([r.to_json() for r in rs], default=str))
+
+
+def test_processes_sharing_a_cache_compute_a_result_once(tmp_path, monkeypatch):
+    """Two processes asking for the same missing result (two docs builds, the
+    suite's workers): one computes it, the other waits and reads it."""
+    import multiprocessing
+    import time
+    import atoll.verify.cache as C
+    real, log = C.run, tmp_path / "computed"
+
+    def slow_counting(*args, **kwargs):
+        with open(log, "a") as f:
+            f.write("run\n")
+        time.sleep(1.0)   # long enough for the other process to reach the lock
+        return real(*args, **kwargs)
+    monkeypatch.setattr(C, "run", slow_counting)
+    spec = ROOT / "tests" / "good" / "nim.atoll"
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_results_in_a_process, args=(tmp_path / "cache", spec, tmp_path / f"out{i}"))
+             for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert log.read_text() == "run\n"   # computed once
+    assert (tmp_path / "out0").read_text() == (tmp_path / "out1").read_text()
 
 
 def test_the_matrix_is_computed_once_with_shared_checks_and_cached_per_configuration(tmp_path, monkeypatch):

@@ -186,7 +186,7 @@ def test_a_constant_past_the_integer_limit_is_a_diagnostic(tmp_path):
     text = BASE + "def sq(v: int): int = v * v\nconst c: int = " + "sq(" * 40 + "2" + ")" * 40 + "\n"
     t = time.perf_counter()
     assert codes(lambda: atoll.load(write(tmp_path, text), players=2)) == ["A0305"]
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 120   # unbounded, it would never end: this tells a hang, not a speed
 
 
 def test_an_option_past_the_integer_limit_is_refused(tmp_path):
@@ -232,7 +232,7 @@ def test_a_constant_that_never_ends_runs_out_of_budget(tmp_path):
     atoll.compile_spec(path)
     t = time.perf_counter()
     assert codes(lambda: atoll.load(path, players=2)) == ["A0305"]
-    assert time.perf_counter() - t < 30
+    assert time.perf_counter() - t < 120   # 10^10 steps unbounded: this tells a hang, not a speed
     # one step of Python that would build 10^12 items: a standard function refuses it
     huge = BASE + "const c: int = size(range(1000000000000))\n"
     with pytest.raises(atoll.SpecError, match="too long") as info:

@@ -6,6 +6,11 @@ spec reads (the spec, the game it extends, its data files), the
 configuration (player count and the complete options), the budget (games,
 seed, z3 timeout) and the toolchain's own source, so a changed rule, data
 file, option or verifier never reuses an old verdict.
+
+Several processes may share one folder (two docs builds, the test suite's
+workers): a result missing from it is computed under a lock on its key, and
+a process that waited for the lock reads what the other one stored instead
+of computing it again.
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import json
 import os
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +28,28 @@ from typing import Optional
 from atoll.compiler import pipeline
 from atoll.verify import verdicts as V
 from atoll.verify.runner import configurations, run
+
+
+try:
+    import fcntl
+except ImportError:   # not POSIX: no lock; two processes may then compute the same result
+    fcntl = None
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` (a lock file beside the results) while
+    the block runs; it is released when the block ends, however it ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 @lru_cache(maxsize=1)
@@ -111,11 +139,16 @@ class ResultCache:
             for n, opts, rs in self.matrix(spec_path):
                 if n == players and self.key(comp, n, opts) == key:
                     return rs
-        self.misses += 1
-        out = run(str(spec_path), players, options, games=self.budget.games, seed=self.budget.seed,
-                  timeout_ms=self.budget.timeout_ms)
-        self._store(self.folder / f"{key}.json",
-                    {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
+        with _locked(self.folder / f"{key}.lock"):
+            found = self._read(self.folder / f"{key}.json")   # stored while this process waited
+            if found is not None:
+                self.hits += 1
+                return found
+            self.misses += 1
+            out = run(str(spec_path), players, options, games=self.budget.games, seed=self.budget.seed,
+                      timeout_ms=self.budget.timeout_ms)
+            self._store(self.folder / f"{key}.json",
+                        {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
         return out
 
     def _read(self, path: Path) -> Optional[list[V.Result]]:
@@ -138,26 +171,32 @@ class ResultCache:
         paths = [self.folder / f"{self.key(comp, n, opts)}.json" for n, opts in configs]
         found = [self._read(p) for p in paths]
         if any(f is None for f in found):
-            t0 = time.perf_counter()
-            self.misses += sum(f is None for f in found)
-            grouped: list = []
-            run(str(spec_path), None, {}, True, games=self.budget.games, seed=self.budget.seed,
-                timeout_ms=self.budget.timeout_ms, jobs=jobs or os.cpu_count() or 1,
-                by_config=grouped)
-            seconds = (time.perf_counter() - t0) / max(1, len(configs))
-            out = []
-            for k, ((n, opts, rs), path) in enumerate(zip(grouped, paths), 1):
-                self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in rs]})
-                out.append((n, opts, rs))
-                if on_config:
-                    on_config(k, len(configs), n, opts, seconds)
-            return out
+            with _locked(paths[0].with_suffix(".matrix.lock")):
+                found = [self._read(p) for p in paths]   # stored while this process waited
+                if any(f is None for f in found):
+                    return self._compute_matrix(spec_path, configs, paths, found, on_config, jobs)
         self.hits += len(found)
         out = []
         for k, ((n, opts), rs) in enumerate(zip(configs, found), 1):
             out.append((n, opts, rs))
             if on_config:
                 on_config(k, len(configs), n, opts, 0.0)
+        return out
+
+    def _compute_matrix(self, spec_path, configs, paths, found, on_config, jobs):
+        t0 = time.perf_counter()
+        self.misses += sum(f is None for f in found)
+        grouped: list = []
+        run(str(spec_path), None, {}, True, games=self.budget.games, seed=self.budget.seed,
+            timeout_ms=self.budget.timeout_ms, jobs=jobs or os.cpu_count() or 1,
+            by_config=grouped)
+        seconds = (time.perf_counter() - t0) / max(1, len(configs))
+        out = []
+        for k, ((n, opts, rs), path) in enumerate(zip(grouped, paths), 1):
+            self._store(path, {"spec": str(spec_path), "results": [_result_to_data(r) for r in rs]})
+            out.append((n, opts, rs))
+            if on_config:
+                on_config(k, len(configs), n, opts, seconds)
         return out
 
     def _store(self, path: Path, data: dict) -> None:

@@ -151,6 +151,8 @@ def _outcome(r, solver) -> str:
 #: A theorem whose binders range over concrete collections with at most this
 #: many combinations is checked by running its body on each, in Python.
 ENUMERATE = 100_000
+#: The evaluation budget (steps of the lowered code) of one enumerated theorem.
+ENUMERATE_STEPS = 20_000_000
 
 
 def _enumerated(prog, game, pr: A.PropertyDecl):
@@ -185,7 +187,7 @@ def _enumerated(prog, game, pr: A.PropertyDecl):
             domains.append(values)
         params = ", ".join(N.local(b.name) for b in pr.binders)
         body = eval(compile(f"lambda {params}: {Lowerer(prog).ex(pr.body)}", "<atoll theorem>", "eval"), ns)
-        with Budget(steps=20_000_000):
+        with Budget(steps=ENUMERATE_STEPS):
             for combo in product(*domains):
                 if not body(*combo):
                     inputs = {b.name: label(game.codec, checker.resolve(b.type), v)
@@ -209,7 +211,7 @@ def _enumerated(prog, game, pr: A.PropertyDecl):
     elif hyp is not None:
         try:
             holds = eval(compile(f"lambda {params}: {Lowerer(prog).ex(hyp)}", "<atoll hypothesis>", "eval"), ns)
-            with Budget(steps=20_000_000):
+            with Budget(steps=ENUMERATE_STEPS):
                 if not any(holds(*combo) for combo in product(*domains)):
                     detail["vacuous"] = "vacuous: no input in the domain satisfies the hypothesis"
         except Exception:
