@@ -127,7 +127,7 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
     max_chain = shape._CHAIN
     new_str = str.__new__
     methods = {}
-    chains = {}   # id of an operator's node: (rule, operators in its chain)
+    chains = {}   # id of an operator's node: (rule, operators in its chain, the node)
     # the stacks: state, value (a token's index for a token), extent, depth in
     # parse-tree levels, loops
     st = [g.start]
@@ -228,11 +228,11 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                             count = 1
                             for c in (children[0], children[-1]):
                                 link = chains.get(id(c))
-                                if link is not None and link[0] == name:
+                                if link is not None and link[2] is c and link[0] == name:
                                     count += link[1]
                             if count + 1 > max_chain:
                                 raise Fallback("a long chain")
-                            chains[id(value)] = (name, count)
+                            chains[id(value)] = (name, count, value)
                     elif name == "action_decl":
                         if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
                             raise Fallback("choices")
