@@ -109,7 +109,7 @@ def link(items: list, rep: Reporter) -> list:
             procs[it.name] = it
     defs = {it.name for it in items if isinstance(it, A.DefDecl)}
     known = {}
-    calls = {}   # id: (the call, its procedure)
+    wrong = [False, False]   # a call of the wrong kind seen; inside an event now
 
     def check(s):
         if isinstance(s, A.CallStmt):
@@ -130,11 +130,14 @@ def link(items: list, rep: Reporter) -> list:
                         f"`{s.proc}({', '.join(q.name for q in p.params)})` is declared at {p.span}")
             else:
                 known[id(s)] = p
-                calls[id(s)] = (s, p)
+                if not wrong[1] and _wrong_kind(s, p):
+                    wrong[0] = True
         return s
 
-    map_items(items, check)
-    if any(_wrong_kind(s, p) for s, p in calls.values()):   # in the order of the walk below
+    for it in items:
+        wrong[1] = isinstance(it, A.ProcDecl) and it.origin == "event"
+        map_items([it], check)
+    if wrong[0]:   # reported in the order of a walk of each declaration
         for it in items:   # events are emitted, triggers run by their events, procedures called
             if isinstance(it, A.ProcDecl) and it.origin == "event":
                 continue
