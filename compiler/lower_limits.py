@@ -60,7 +60,7 @@ class PythonLimits:
     def shallow(self, text: str) -> str:
         """``text``, or a call of a helper returning it when it nests deeper
         than HOIST_DEPTH brackets."""
-        if len(text) <= 2 * HOIST_DEPTH or _nesting(text) <= HOIST_DEPTH:
+        if len(text) <= 2 * HOIST_DEPTH or _opening(text) <= HOIST_DEPTH or _nesting(text) <= HOIST_DEPTH:
             return text
         return self.hoist(text)
 
@@ -77,6 +77,12 @@ class PythonLimits:
         self.helpers.append(f"    return {text}")
         self.helpers.append("")
         return f"{name}({args})"
+
+
+def _opening(text: str) -> int:
+    """The opening brackets of ``text``, those inside strings too: no fewer
+    than the depth they nest (counted at C speed, before ``_nesting``)."""
+    return text.count("(") + text.count("[") + text.count("{")
 
 
 _BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
