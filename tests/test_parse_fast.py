@@ -262,3 +262,26 @@ def test_no_cache_folder_when_told(monkeypatch):
     assert tables.cache_dir() is None
     monkeypatch.setenv("ATOLL_CACHE_DIR", "/some/where")
     assert tables.cache_dir() == Path("/some/where")
+
+
+# ---------------------------------------------------------------- the nodes' constructors
+
+def test_the_nodes_quick_constructors_keep_the_dataclass_contract():
+    import inspect
+    classes = [c for c in vars(A).values() if isinstance(c, type) and dataclasses.is_dataclass(c)
+               and c.__module__ == A.__name__]
+    assert len(classes) > 80
+    for cls in classes:
+        params = list(inspect.signature(cls).parameters.values())
+        assert [p.name for p in params] == [f.name for f in dataclasses.fields(cls)], cls
+        for p, f in zip(params, dataclasses.fields(cls)):
+            if f.default is not dataclasses.MISSING:
+                assert p.default is f.default, (cls, f.name)
+    a, b = A.PhaseDecl("p", (), ()), A.PhaseDecl("p", (), ())
+    assert a == b and a.done_notes == A.Notes() and a.done_notes is not b.done_notes   # a factory each
+    assert a.span is A.NO_SPAN and a.enter == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.name = "q"
+    assert dataclasses.replace(a, name="q").name == "q"
+    with pytest.raises(TypeError):
+        A.Span("f", 1, 2)   # the fields without a default are required
