@@ -63,9 +63,14 @@ _GRAMMAR: list = []
 
 
 def grammar() -> Optional[_Grammar]:
+    """The tables ready to run, or None (lark's way then parses everything)."""
     if not _GRAMMAR:
         data = TB.tables()
-        _GRAMMAR.append(None if data is None else _Grammar(data))
+        try:
+            g = None if data is None else _Grammar(data)
+        except (re.error, TypeError, ValueError, KeyError):   # not tables this module made
+            g = None
+        _GRAMMAR.append(g)
     return _GRAMMAR[0]
 
 

@@ -83,7 +83,7 @@ def tables() -> Optional[dict]:
             return data
     try:
         data = extract(lark_parser())
-    except Unsupported:
+    except Exception:   # Unsupported, or a lark whose insides moved: lark's way serves
         return None
     data["key"] = key
     if folder is not None:
