@@ -285,3 +285,21 @@ def test_the_nodes_quick_constructors_keep_the_dataclass_contract():
     assert dataclasses.replace(a, name="q").name == "q"
     with pytest.raises(TypeError):
         A.Span("f", 1, 2)   # the fields without a default are required
+
+
+def test_tables_are_built_once_then_read(tmp_path, monkeypatch, table_data):
+    monkeypatch.setenv("ATOLL_CACHE_DIR", str(tmp_path / "cache"))
+    tables.tables.cache_clear()
+    try:
+        built = tables.tables()
+        assert built == table_data
+        files = list((tmp_path / "cache").glob("tables-*.json"))
+        assert [f.name for f in files] == [f"tables-{table_data['key']}.json"]
+        tables.tables.cache_clear()
+
+        def not_again(lk):
+            raise AssertionError("built again")
+        monkeypatch.setattr(tables, "extract", not_again)   # (tables() would give None)
+        assert tables.tables() == json.loads(json.dumps(table_data))   # read back
+    finally:
+        tables.tables.cache_clear()
