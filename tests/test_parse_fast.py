@@ -122,6 +122,9 @@ KEEP = {
     "typed empty": "const x: list[map[str, int]] = list[map[str, int]]()\n",
     "type index misplaced": "const x: int = m[1, 2]\n",
     "let chain": "const x: int = let a = 1, b = 2 in let c = a in c + b\n",
+    "windows lines and tabs": 'const x: int = 1\r\n\tconst y: str = "\u00e9\\n"\r\n# end',
+    "empty file": "",
+    "comments only": "# a\n  # b",
 }
 
 
