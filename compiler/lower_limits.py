@@ -92,8 +92,7 @@ def _nesting(text: str) -> int:
     """How deep the brackets of generated Python text nest (string literals,
     as ``repr`` writes them, skipped)."""
     if "'" not in text and '"' not in text:   # the common case: brackets only
-        steps = [_BRACKET_STEP[c] for c in _BRACKETS.findall(text)]
-        return max(itertools.accumulate(steps), default=0)
+        return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, _BRACKETS.findall(text))), default=0)
     depth = top = 0
     i, n = 0, len(text)
     while i < n:
