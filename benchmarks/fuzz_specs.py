@@ -99,10 +99,12 @@ def signature(case_tags: tuple, generator: str, f: dict) -> str:
 
 
 def warm_up() -> None:
-    """Build the parser and import the verifier once, before the workers fork."""
+    """Build the parsers and import the verifier once, before the workers fork."""
+    from atoll.grammar import lalr
     from atoll.grammar.parse import _parser
     import atoll.verify.runner  # noqa: F401
     _parser()
+    lalr.grammar()
 
 
 def options_for(index: int, case: G.Case, args) -> dict:

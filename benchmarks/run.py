@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -249,26 +250,74 @@ def bench_adapters(n_games: int, repetitions: int, players: int = 2) -> dict:
 
 # ---------------------------------------------------------------- compile and verify
 
-def bench_compile(runs: int) -> tuple[dict, float]:
-    """Median of ``runs`` fresh compile_spec calls per spec (games and
-    variants). The first compile in a process also builds the lark parser:
-    that cold time is measured on its own, in a new interpreter."""
+_COLD = r"""
+import json, sys, time
+t0 = time.process_time()
+import atoll
+from atoll.grammar import lalr
+t1 = time.process_time()
+w1 = time.perf_counter()
+lalr.grammar()   # the parser's tables: read from the per-user cache, or built by lark
+t2 = time.process_time()
+specs_s = {}
+for spec in json.loads(sys.argv[1]):
+    t = time.process_time()
+    atoll.compile_spec(spec, allow=[sys.argv[2]])   # a variant reads its base game beside it
+    specs_s[spec] = time.process_time() - t
+t3 = time.process_time()
+print(json.dumps({"import_s": t1 - t0, "grammar_s": t2 - t1, "specs_s": specs_s,
+                  "total_s": t3 - t1, "wall_s": time.perf_counter() - w1,
+                  "tree": atoll.__file__}))
+"""
+
+
+def _cold(specs: list, env: dict | None = None) -> dict:
+    """All ``specs`` compiled one after the other in a new interpreter (CPU
+    seconds): the parse cache empty, the grammar's tables loaded first."""
+    out = subprocess.run([sys.executable, "-c", _COLD, json.dumps([str(s) for s in specs]), str(SPEC_DIR)],
+                         check=True, capture_output=True, text=True, cwd=str(ROOT),
+                         env={**os.environ, **(env or {})}).stdout
+    r = json.loads(out)
+    r["specs_s"] = {str(Path(k).relative_to(ROOT)): v for k, v in r["specs_s"].items()}
+    return r
+
+
+def bench_compile(runs: int, cold_runs: int = 3) -> dict:
+    """Parse + check + lower (``atoll.compile_spec``) of every spec, games and
+    variants, in CPU seconds:
+
+    * cold: all of them in a new interpreter (nothing kept: the parse cache
+      empty, the parser's tables read from the per-user cache first, a
+      variant's base game parsed once for it and its variants), the best of
+      ``cold_runs`` interpreters; and once with no cache on disk, where lark
+      builds the tables from the grammar (a first run after a grammar change);
+    * warm: the median of ``runs`` compiles per spec in this process, where
+      every compile after the first finds the spec's parse kept (what
+      `verify --matrix`, the docs and `mutate` pay per compile).
+    """
     specs = sorted(SPEC_DIR.rglob("*.atoll"))
-    code = ("import time, atoll; t = time.perf_counter(); atoll.compile_spec(%r); "
-            "print(time.perf_counter() - t)" % str(MASTERISLANDS))
-    cold = float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                text=True, cwd=str(ROOT)).stdout.strip())
+    colds = [_cold(specs) for _ in range(cold_runs)]
+    cold = min(colds, key=lambda r: r["total_s"])
+    runs_ms = ", ".join(f"{r['total_s'] * 1000:.0f}" for r in colds)
+    log(f"  compile, cold: {cold['total_s'] * 1000:.0f} ms CPU for all (tables {cold['grammar_s'] * 1000:.0f} ms; "
+        f"runs {runs_ms} ms)")
+    no_cache = _cold(specs, {"ATOLL_CACHE_DIR": ""})
+    log(f"  compile, cold without the tables on disk: {no_cache['total_s'] * 1000:.0f} ms CPU "
+        f"(tables built {no_cache['grammar_s'] * 1000:.0f} ms)")
+    first = _cold([MASTERISLANDS])
     atoll.compile_spec(specs[0])
-    out = {}
+    warm = {}
     for spec in specs:
         times = []
         for _ in range(runs):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             atoll.compile_spec(spec, allow=[SPEC_DIR])   # a variant reads its base game beside it
-            times.append(time.perf_counter() - t0)
-        out[str(spec.relative_to(ROOT))] = statistics.median(times)
-        log(f"  compile {spec.relative_to(ROOT)}: {out[str(spec.relative_to(ROOT))] * 1000:.0f} ms")
-    return out, cold
+            times.append(time.process_time() - t0)
+        warm[str(spec.relative_to(ROOT))] = statistics.median(times)
+        log(f"  compile {spec.relative_to(ROOT)}: cold {cold['specs_s'][str(spec.relative_to(ROOT))] * 1000:.0f} ms, "
+            f"warm {warm[str(spec.relative_to(ROOT))] * 1000:.0f} ms")
+    return {"warm": warm, "cold": cold, "cold_runs": [r["total_s"] for r in colds], "no_cache": no_cache,
+            "first_masterislands": first["total_s"]}
 
 
 def bench_verify(deadline: float) -> tuple[dict, dict, dict, list]:
@@ -326,11 +375,18 @@ def print_table(r: dict) -> None:
     for name, row in a["ways"].items():
         print(f"  {name:<12} {row['playouts_per_s']:>9.1f} playouts/s  {row['ratio_to_direct']:>5.2f} of direct")
     print()
-    print(f"Parse + check + lower (atoll.compile_spec, fresh; median of {r['compile_runs']} runs; "
-          f"first compile in a new process, with the parser build: {r['compile_cold_s'] * 1000:.0f} ms)")
-    for spec, s in r["compile_s"].items():
-        print(f"  {spec:<44} {s * 1000:>7.1f} ms")
-    print(f"  {'all together':<44} {sum(r['compile_s'].values()) * 1000:>7.1f} ms")
+    c = r["compile"]
+    print(f"Parse + check + lower (atoll.compile_spec), CPU seconds. Cold: every spec in a new interpreter, "
+          f"best of {len(c['cold_runs'])}; warm: median of {r['compile_runs']} compiles in one process, "
+          f"the parse kept")
+    print(f"  {'spec':<44} {'cold':>9} {'warm':>9}")
+    for spec, s in c["warm"].items():
+        print(f"  {spec:<44} {c['cold']['specs_s'][spec] * 1000:>6.1f} ms {s * 1000:>6.1f} ms")
+    print(f"  {'the tables (cold: read from the cache)':<44} {c['cold']['grammar_s'] * 1000:>6.1f} ms")
+    print(f"  {'all together':<44} {c['cold']['total_s'] * 1000:>6.1f} ms {sum(c['warm'].values()) * 1000:>6.1f} ms")
+    print(f"  cold with no tables on disk (lark builds them: {c['no_cache']['grammar_s'] * 1000:.0f} ms): "
+          f"{c['no_cache']['total_s'] * 1000:.0f} ms; `import atoll`: {c['cold']['import_s'] * 1000:.0f} ms, "
+          f"not counted")
     print()
     for spec, props in r["verify_s"].items():
         print(f"Verification of {spec} (default options; total {r['verify_total_s'][spec]:.1f} s "
@@ -365,7 +421,8 @@ def main(argv=None) -> int:
     else:
         n_games, budget, cap, n_vs, reps, runs, verify_by = 500, 90.0, 20.0, 300, 3, 7, 210.0
     log("compile")
-    compile_s, cold = bench_compile(runs)
+    compiled = bench_compile(runs)
+    compile_s = compiled["warm"]
     log("random playouts")
     games = bench_games(n_games, budget, cap)
     log("compiled against hand-written")
@@ -380,7 +437,7 @@ def main(argv=None) -> int:
         "mode": "quick" if args.quick else "full",
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {platform.system()}",
-        "games": games, "vs": vs, "adapters": adapters, "compile_s": compile_s, "compile_cold_s": cold,
+        "games": games, "vs": vs, "adapters": adapters, "compile_s": compile_s, "compile": compiled,
         "compile_runs": runs, "verify_s": verify_s, "verify_verdicts": verdicts,
         "verify_total_s": verify_total, "verify_skipped": verify_skipped,
     }
@@ -395,6 +452,7 @@ def main(argv=None) -> int:
                                    if k != "direct"},
             "compile_s": compile_s,
             "compile_total_s": sum(compile_s.values()),
+            "compile_cold_total_s": compiled["cold"]["total_s"],
             "verify_s": verify_s,
             # Beyond the promised keys: the detail behind the numbers above.
             "masterislands_vs_handwritten_by_players": {
@@ -403,7 +461,15 @@ def main(argv=None) -> int:
                 for n, row in vs["players"].items()},
             "masterislands_vs_handwritten_repetitions": vs["repetitions"],
             "adapters": adapters,
-            "compile_cold_s": cold,
+            "compile_warm_total_s": sum(compile_s.values()),
+            "compile_cold_s_by_spec": compiled["cold"]["specs_s"],
+            "compile_cold_grammar_s": compiled["cold"]["grammar_s"],
+            "compile_cold_wall_s": compiled["cold"]["wall_s"],
+            "compile_cold_runs_s": compiled["cold_runs"],
+            "compile_cold_no_cache_total_s": compiled["no_cache"]["total_s"],
+            "compile_cold_no_cache_grammar_s": compiled["no_cache"]["grammar_s"],
+            "compile_import_s": compiled["cold"]["import_s"],
+            "compile_cold_s": compiled["first_masterislands"],
             "verify_verdicts": verdicts,
             "verify_total_s": verify_total,
             "verify_skipped": verify_skipped,

@@ -277,24 +277,34 @@ def _close(word: str, words) -> str:
 def _choices(prog) -> dict:
     """Every choice an effect can wait for, by name: each `choose` of an
     action, a procedure or a trigger (its declared type, or None), and each
-    optional trigger (a bool)."""
+    optional trigger (a bool). The first `choose` of a name gives its type,
+    in the order of the procedures, the actions, then the phases (their
+    actions, `on enter`, `auto`), statements in order, a call's body where
+    it stands."""
     found: dict = {}
     bool_t = A.TypeRef("bool", ())
 
-    def walk(node):
-        if isinstance(node, A.Choose):
-            found.setdefault(node.name, node.type)
-        if isinstance(node, (list, tuple)):
-            for x in node:
-                walk(x)
-        elif hasattr(node, "__dataclass_fields__"):
-            for f in node.__dataclass_fields__:
-                if f != "span":
-                    walk(getattr(node, f))
+    def stmts(block):   # only statements hold statements
+        for s in block:
+            if isinstance(s, A.Choose):
+                found.setdefault(s.name, s.type)
+            elif isinstance(s, A.If):
+                stmts(s.then)
+                stmts(s.else_)
+            elif isinstance(s, A.For):
+                stmts(s.body)
+            elif isinstance(s, A.CallStmt):
+                stmts(s.body)
     for t in prog.triggers.values():
         if t.optional:
             found.setdefault(t.name, bool_t)
-    walk(list(prog.procs.values()))
-    walk([d for _, d in prog.actions.values()])
-    walk(list(prog.phases.values()))
+    for p in prog.procs.values():
+        stmts(p.body)
+    for _, d in prog.actions.values():
+        stmts(d.body)
+    for ph in prog.phases.values():
+        for a in ph.actions:
+            stmts(a.body)
+        stmts(ph.enter)
+        stmts(ph.auto)
     return found

@@ -60,7 +60,7 @@ class PythonLimits:
     def shallow(self, text: str) -> str:
         """``text``, or a call of a helper returning it when it nests deeper
         than HOIST_DEPTH brackets."""
-        if len(text) <= 2 * HOIST_DEPTH or _nesting(text) <= HOIST_DEPTH:
+        if len(text) <= 2 * HOIST_DEPTH or _opening(text) <= HOIST_DEPTH or _nesting(text) <= HOIST_DEPTH:
             return text
         return self.hoist(text)
 
@@ -79,6 +79,12 @@ class PythonLimits:
         return f"{name}({args})"
 
 
+def _opening(text: str) -> int:
+    """The opening brackets of ``text``, those inside strings too: no fewer
+    than the depth they nest (counted at C speed, before ``_nesting``)."""
+    return text.count("(") + text.count("[") + text.count("{")
+
+
 _BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 
@@ -86,8 +92,7 @@ def _nesting(text: str) -> int:
     """How deep the brackets of generated Python text nest (string literals,
     as ``repr`` writes them, skipped)."""
     if "'" not in text and '"' not in text:   # the common case: brackets only
-        steps = [_BRACKET_STEP[c] for c in _BRACKETS.findall(text)]
-        return max(itertools.accumulate(steps), default=0)
+        return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, _BRACKETS.findall(text))), default=0)
     depth = top = 0
     i, n = 0, len(text)
     while i < n:

@@ -82,6 +82,11 @@ def _cycle(graph: dict, start: str):
     return None if hit is None else (path + [start], hit)
 
 
+def _wrong_kind(s: A.CallStmt, target: A.ProcDecl) -> bool:
+    """Whether ``_kind_of_call`` has something to say about this call."""
+    return (target.origin != "event") if s.emit else target.origin in ("event", "trigger")
+
+
 def _kind_of_call(s: A.CallStmt, target: A.ProcDecl, rep: Reporter) -> None:
     if s.emit and target.origin != "event":
         rep.add("A0103", f"`emit` names an event, and `{s.proc}` is a "
@@ -104,6 +109,7 @@ def link(items: list, rep: Reporter) -> list:
             procs[it.name] = it
     defs = {it.name for it in items if isinstance(it, A.DefDecl)}
     known = {}
+    wrong = [False, False]   # a call of the wrong kind seen; inside an event now
 
     def check(s):
         if isinstance(s, A.CallStmt):
@@ -124,15 +130,20 @@ def link(items: list, rep: Reporter) -> list:
                         f"`{s.proc}({', '.join(q.name for q in p.params)})` is declared at {p.span}")
             else:
                 known[id(s)] = p
+                if not wrong[1] and _wrong_kind(s, p):
+                    wrong[0] = True
         return s
 
-    map_items(items, check)
-    for it in items:   # events are emitted, triggers run by their events, procedures called
-        if isinstance(it, A.ProcDecl) and it.origin == "event":
-            continue
-        for s in A.walk(getattr(it, "body", ()) if isinstance(it, (A.ProcDecl, A.TriggerDecl)) else it):
-            if isinstance(s, A.CallStmt) and id(s) in known:
-                _kind_of_call(s, known[id(s)], rep)
+    for it in items:
+        wrong[1] = isinstance(it, A.ProcDecl) and it.origin == "event"
+        map_items([it], check)
+    if wrong[0]:   # reported in the order of a walk of each declaration
+        for it in items:   # events are emitted, triggers run by their events, procedures called
+            if isinstance(it, A.ProcDecl) and it.origin == "event":
+                continue
+            for s in A.walk(getattr(it, "body", ()) if isinstance(it, (A.ProcDecl, A.TriggerDecl)) else it):
+                if isinstance(s, A.CallStmt) and id(s) in known:
+                    _kind_of_call(s, known[id(s)], rep)
     graph = {name: [c for c in calls_in(p.body) if id(c) in known] for name, p in procs.items()}
     cut = set()
     for name in procs:

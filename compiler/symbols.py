@@ -69,10 +69,26 @@ class Program:
         the order of the spec: (node, words). The lowered code reports a
         branch taken by its position in this list (an event, atoll.render)."""
         out, seen = [], set()
-        for n in A.walk((self.setup, tuple(self.phases.values()))):
-            if isinstance(n, A.If) and n.notes.summary and id(n) not in seen:
-                seen.add(id(n))
-                out.append((n, n.notes.summary))
+
+        def stmts(block):   # an `if` is a statement, and only statements hold statements
+            for n in block:
+                if isinstance(n, A.If):
+                    if n.notes.summary and id(n) not in seen:
+                        seen.add(id(n))
+                        out.append((n, n.notes.summary))
+                    stmts(n.then)
+                    stmts(n.else_)
+                elif isinstance(n, A.For):
+                    stmts(n.body)
+                elif isinstance(n, A.CallStmt):   # a procedure's body, where it is called
+                    stmts(n.body)
+        if self.setup is not None:
+            stmts(self.setup.body)
+        for ph in self.phases.values():   # in the order of a walk of the phase's fields
+            for a in ph.actions:
+                stmts(a.body)
+            stmts(ph.enter)
+            stmts(ph.auto)
         return out
 
     def phase_var(self, phase: str, name: str) -> Optional[A.VarDecl]:

@@ -8,9 +8,10 @@ import atoll.simulation  # noqa: F401
 import atoll.verify.runner  # noqa: F401
 import atoll.verify.termination  # noqa: F401
 import atoll.verify.z3sem  # noqa: F401
-from atoll.grammar import parse
+from atoll.grammar import lalr, parse
 
 parse._parser()
+lalr.grammar()
 
 # For a module that compiling does not use (the runtime, the simulation, the
 # verifier), benchmarks/mutation.py sets ATOLL_MUTATION_WARM=1: every spec the

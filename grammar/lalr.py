@@ -1,0 +1,263 @@
+"""The fast parse: the grammar's own LALR(1) tables (``tables``) driven here,
+building the AST as each rule is reduced, with no parse tree in between.
+
+It gives what lark's parser, ``shape.rebalance``, ``shape.within_limits``
+and the builder give together, node for node and span for span, for every
+text it accepts; on anything else it gives up (``Fallback``) and
+``parse.parse`` takes lark's way, which reports it. It gives up on:
+
+* a character no terminal matches, a token the table refuses (syntax errors);
+* a number longer than ``limits.MAX_INT_DIGITS``;
+* nesting that might pass ``limits.MAX_NESTING`` (counted as
+  ``within_limits`` counts the parse tree's levels, over-estimated for a
+  `let`), loops nested past ``limits.MAX_LOOPS``, an action with more
+  choices than that;
+* a chain of one associative operator longer than ``shape._CHAIN`` (those
+  are regrouped on lark's way);
+* an exception from the builder (a typed empty that is not a type).
+
+Positions follow lark's ``propagate_positions``: a rule's extent runs from
+the first to the last token it matched, through rules that matched nothing;
+a ``?rule`` that hands on its only child widens the extent its parent sees
+(brackets included), not the child's own span.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from lark import Token
+
+from atoll.compiler import limits
+from atoll.grammar import ast as A
+from atoll.grammar import shape
+from atoll.grammar import tables as TB
+
+_LOOPS = ("for_stmt", "for_tuple_stmt", "deal_stmt")
+_CHAINS = ("add", "and_op", "or_op", "arith")
+
+
+class Fallback(Exception):
+    """The fast parse cannot vouch for the result: take lark's way."""
+
+
+class _Grammar:
+    """The tables made ready to run: one compiled regular expression, rows
+    as dicts, rules as tuples."""
+
+    def __init__(self, data: dict):
+        alts = "|".join(f"(?P<{name}>{rx})" for name, rx in data["terminals"])
+        self.scan = re.compile(alts + r"|(?P<_ERR>[\s\S])").finditer
+        self.keywords = data["keywords"]
+        self.ignore = frozenset(data["ignore"])
+        self.newline = frozenset(data["newline"])
+        self.states = data["states"]
+        self.start, self.end = data["start"], data["end"]
+        self.rules = [(o, size, kind, name, tuple(tuple(x) for x in inc), tail)
+                      for o, size, kind, name, inc, tail in data["rules"]]
+        # (state below, state on top, lookahead): the top after unit reductions
+        self.units: dict = {}
+
+
+_GRAMMAR: list = []
+
+
+def grammar() -> Optional[_Grammar]:
+    """The tables ready to run, or None (lark's way then parses everything)."""
+    if not _GRAMMAR:
+        data = TB.tables()
+        try:
+            g = None if data is None else _Grammar(data)
+        except (re.error, TypeError, ValueError, KeyError):   # not tables this module made
+            g = None
+        _GRAMMAR.append(g)
+    return _GRAMMAR[0]
+
+
+def lex(g: _Grammar, text: str):
+    """Tokens as parallel lists: types, values, extents ``(line, column,
+    end_line, end_column)`` and offsets, as lark's basic lexer reads them."""
+    types, values, extents, offsets = [], [], [], []
+    ignore, newline, keywords = g.ignore, g.newline, g.keywords
+    line, line_start = 1, 0
+    digits = limits.MAX_INT_DIGITS
+    for m in g.scan(text):
+        kind = m.lastgroup
+        value = m.group()
+        start = m.start()
+        if kind in newline and "\n" in value:
+            first = (line, start - line_start + 1)
+            line += value.count("\n")
+            line_start = start + value.rindex("\n") + 1
+            if kind in ignore:
+                continue
+            ext = first + (line, start + len(value) - line_start + 1)
+        elif kind in ignore:
+            continue
+        else:
+            col = start - line_start + 1
+            ext = (line, col, line, col + len(value))
+        if kind == "_ERR":
+            raise Fallback("a character no terminal matches")
+        if kind in keywords:
+            kind = keywords[kind].get(value, kind)
+        elif kind == "INT" and len(value) > digits:
+            raise Fallback("a number past the limit")
+        types.append(kind)
+        values.append(value)
+        extents.append(ext)
+        offsets.append(start)
+    return types, values, extents, offsets
+
+
+def parse(text: str, builder):
+    """The items of ``text`` (what the builder's ``start`` returns)."""
+    g = grammar()
+    if g is None:
+        raise Fallback("the grammar needs lark")
+    types, values, extents, offsets = lex(g, text)
+    try:
+        return _run(g, builder, types, values, extents, offsets)
+    except Fallback:
+        raise
+    except Exception as e:   # the builder refused (a typed empty that is not a type), or worse
+        raise Fallback(repr(e)) from e
+
+
+def _run(g: _Grammar, builder, types, values, extents, offsets):
+    states, rules, end = g.states, g.rules, g.end
+    units = g.units
+    max_depth = limits.MAX_NESTING + 1
+    max_loops = limits.MAX_LOOPS
+    max_chain = shape._CHAIN
+    new_str = str.__new__
+    methods = {}
+    chains = {}   # id of an operator's node: (rule, operators in its chain, the node)
+    # the stacks: state, value (a token's index for a token), extent, depth in
+    # parse-tree levels, loops
+    st = [g.start]
+    vs: list = [None]
+    xs: list = [None]
+    ds = [0]
+    ls = [0]
+    n = len(types)
+    i = 0
+    while True:
+        tt = types[i] if i < n else "$END"
+        while True:
+            top = st[-1]
+            a = states[top].get(tt)
+            if a is None:
+                raise Fallback("a syntax error")
+            if a >= 0:
+                if i == n:   # lark never shifts $END
+                    raise Fallback("shift at the end")
+                st.append(a)
+                vs.append(i)
+                xs.append(extents[i])
+                ds.append(0)
+                ls.append(0)
+                break
+            origin, size, kind, name, include, tail = rules[~a]
+            if kind == 3:   # UNIT: `?a: b` hands b on; only the state changes
+                key = (st[-2], top, tt)
+                target = units.get(key)
+                if target is None:
+                    target = units[key] = _units(states, rules, st[-2], top, tt)
+                st[-1] = target
+                continue
+            if size:
+                rv = vs[-size:]
+                rx = xs[-size:]
+                depth = max(ds[-size:])
+                loops = max(ls[-size:])
+                del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
+                first = rx[0]
+                if first is None:
+                    for first in rx:
+                        if first is not None:
+                            break
+                if first is None:
+                    ext = None
+                else:
+                    last = rx[-1]
+                    if last is None:
+                        for last in reversed(rx):
+                            if last is not None:
+                                break
+                    ext = (first[0], first[1], last[2], last[3])
+            else:
+                rv, ext, depth, loops = (), None, 0, 0
+            if kind == 2:   # PASS
+                value = rv[include[0][0]]
+            else:
+                children = []
+                for k, mode, nones in include:
+                    if nones:
+                        children.extend([None] * nones)
+                    if mode == 0:
+                        children.append(rv[k])
+                    elif mode == 1:
+                        j = rv[k]
+                        x = extents[j]
+                        v = values[j]
+                        tok = new_str(Token, v)
+                        tok.type = types[j]
+                        tok.value = v
+                        tok.start_pos = offsets[j]
+                        tok.end_pos = offsets[j] + len(v)
+                        tok.line, tok.column, tok.end_line, tok.end_column = x
+                        children.append(tok)
+                    else:
+                        children.extend(rv[k])
+                if tail:
+                    children.extend([None] * tail)
+                if kind == 1:   # INLINE
+                    value = children
+                else:
+                    depth += 1
+                    if name == "let_expr":   # each binding holds the rest: one level more
+                        depth += len(children) - 1
+                    if depth > max_depth:
+                        raise Fallback("nesting")
+                    if name in _LOOPS:
+                        loops += 1
+                        if loops > max_loops:
+                            raise Fallback("loops")
+                    f = methods.get(name)
+                    if f is None:
+                        f = methods[name] = getattr(builder, name)
+                    value = f(ext, *children)
+                    if name in _CHAINS:
+                        if name != "arith" or children[1] == "*":
+                            count = 1
+                            for c in (children[0], children[-1]):
+                                link = chains.get(id(c))
+                                if link is not None and link[2] is c and link[0] == name:
+                                    count += link[1]
+                            if count + 1 > max_chain:
+                                raise Fallback("a long chain")
+                            chains[id(value)] = (name, count, value)
+                    elif name == "action_decl":
+                        if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
+                            raise Fallback("choices")
+            target = states[st[-1]][origin]
+            st.append(target)
+            vs.append(value)
+            xs.append(ext)
+            ds.append(depth)
+            ls.append(loops)
+            if i == n and target == end:
+                return value
+        i += 1
+
+
+def _units(states, rules, below: int, top: int, tt: str) -> int:
+    """The state on top after every unit reduction (`?a: b`) that ``tt``
+    calls for over ``below``: they pop one state and push one, so only the
+    top changes."""
+    while True:
+        a = states[top].get(tt)
+        if a is None or a >= 0 or rules[~a][2] != 3:
+            return top
+        top = states[below][rules[~a][0]]

@@ -1,0 +1,67 @@
+"""The compile's shortcuts give what the long way gave: the described `if`
+branches and the examples' choices found by walking statements only come in
+the order of a walk of every node; the lowering's bracket count bounds the
+depth it stands for."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import atoll
+from atoll.compiler import check_examples, lower_limits
+from atoll.grammar import ast as A
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = sorted((ROOT / "spec").rglob("*.atoll")) + sorted((ROOT / "tests" / "good").glob("*.atoll"))
+
+
+def _branch_notes_by_walk(prog) -> list:
+    out, seen = [], set()
+    for n in A.walk((prog.setup, tuple(prog.phases.values()))):
+        if isinstance(n, A.If) and n.notes.summary and id(n) not in seen:
+            seen.add(id(n))
+            out.append((n, n.notes.summary))
+    return out
+
+
+def _choices_by_walk(prog) -> dict:
+    found: dict = {t.name: A.TypeRef("bool", ()) for t in prog.triggers.values() if t.optional}
+    parts = list(prog.procs.values()) + [d for _, d in prog.actions.values()] + list(prog.phases.values())
+    for n in A.walk(parts):
+        if isinstance(n, A.Choose):
+            found.setdefault(n.name, n.type)
+    return found
+
+
+@pytest.fixture(scope="module")
+def programs():
+    out = []
+    for path in SPECS:
+        try:
+            out.append(atoll.compile_spec(path, allow=[ROOT / "spec"]).program)
+        except atoll.SpecError:   # a good spec that needs options or files: not this test's business
+            continue
+    assert len(out) >= 20
+    return out
+
+
+def test_described_branches_come_in_walk_order(programs):
+    assert any(p.branch_notes() for p in programs)
+    for p in programs:
+        assert [(id(n), w) for n, w in p.branch_notes()] == \
+            [(id(n), w) for n, w in _branch_notes_by_walk(p)], p.file
+
+
+def test_example_choices_are_those_a_walk_finds(programs):
+    assert any(check_examples._choices(p) for p in programs)
+    for p in programs:
+        assert list(check_examples._choices(p).items()) == list(_choices_by_walk(p).items()), p.file
+
+
+def test_the_bracket_count_bounds_the_depth():
+    rng = random.Random(15)
+    for _ in range(3000):
+        text = "".join(rng.choice("()[]{}x '\"") for _ in range(rng.randrange(0, 120)))
+        assert lower_limits._opening(text) >= lower_limits._nesting(text), text
