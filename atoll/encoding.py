@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import islice
 from typing import Iterable, Optional
 
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
@@ -184,19 +185,13 @@ class ObservationEncoder:
         self.phases = list(game.phases)
         self._bucket: dict[str, int] = {}
         # encode_state's parts: slot (or (slot, player) for a slot its owner
-        # sees) -> (the value, its writes, its hashed counts); see there
+        # sees) -> (the value, its writes, its hashed counts), the last made;
+        # (that key, value) -> its part, for values that hold no collection
         self._parts: dict = {}
-        self._acc: dict = {}   # player -> what _update keeps of the player's last vector
-        self._elements: dict = {}   # (path, element) -> its buckets (see _collection)
-        # per slot: 1 a collection seen by all, 2 one per player seen by all, else 0
-        colls = ("list", "set", "bag", "map")
-        self._coll_kind = [0] + [
-            0 if game.visibility[i][1] != "all" or not isinstance(t, tuple) else
-            1 if t[0] in colls else
-            2 if t[0] == "player" and isinstance(t[1], tuple) and t[1][0] in colls else 0
-            for i, t in enumerate(game.slot_types) if i > 0]
-        self._owner = [game.visibility[i] is not None and game.visibility[i][1] == "owner"
-                       for i in range(len(game.layout.names))]
+        self._by_value: dict = {}
+        self._seen: list = [None] * self.n   # per player: what _update keeps of its vector
+        self._np = False                     # numpy, None without it, False until asked
+        self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
         kinds: list[str] = []          # "flag", "int" or "count" per position
         kinds += ["flag"] * self.n                     # observing seat
         kinds += ["flag"] * (self.n + 3)               # to move: a seat, simultaneous, chance, over
@@ -221,6 +216,24 @@ class ObservationEncoder:
         bounds = {"flag": (0.0, 1.0), "int": (-INT_LIMIT, INT_LIMIT), "count": (0.0, INT_LIMIT)}
         self.low = [bounds[k][0] for k in kinds]
         self.high = [bounds[k][1] for k in kinds]
+        self._plan = [self._slot_plan(i, name, t, offset, game.visibility[i])
+                      for i, (name, t, offset) in enumerate(self.slots, start=1)]
+
+    def _slot_plan(self, i: int, name: str, t, offset: int, vis) -> tuple:
+        """How ``_update`` keeps slot ``i`` up to date: (i, _COLL, the cells,
+        the collection's type, None) for a collection (or one per player)
+        seen by all, by nobody or by its owner; else (i, _PART, (type,
+        offset, name), seen by its owner, kept by value). A cell is (the
+        seat or None, its position, its path, who sees its elements:
+        _ALL, a seat or None)."""
+        who = vis[1] if vis is not None else None
+        if _is_coll(t) and who in ("all", "nobody"):
+            return (i, _COLL, ((None, offset, name, _ALL if who == "all" else None),), t, None)
+        if isinstance(t, tuple) and t[0] == "player" and _is_coll(t[1]) and who in ("all", "owner", "nobody"):
+            cells = tuple((q, offset + q, f"{name}[{q}]",
+                           _ALL if who == "all" else q if who == "owner" else None) for q in range(self.n))
+            return (i, _COLL, cells, t[1], None)
+        return (i, _PART, (t, offset, name), who == "owner", _flat(t, self.codec.records))
 
     # ------------------------------------------------------------ layout
     def _kinds(self, t, out: list) -> None:
@@ -274,123 +287,177 @@ class ObservationEncoder:
         return v
 
     def encode_state(self, st, player: int) -> list[float]:
-        """``encode(st.observation(player))``, made from parts kept per state
-        variable: a variable's part (its positions and its hashed counts) is
-        made again only when its value is another object than the last time
-        (values are never changed in place), or, for a variable seen by its
-        owner, for another player; and only the positions whose part changed
-        since ``player``'s last vector are written again. Counts are whole
-        numbers, so adding and taking away parts gives the very counts
-        ``encode`` gives."""
-        return list(self._update(st, player)[0])
+        """``encode(st.observation(player))``, kept up to date per player
+        (see ``_update``): only what changed since ``player``'s last vector
+        is written again."""
+        vec = self._update(st, player)
+        return vec.tolist() if self._np is not None else list(vec)
 
     def encode_array(self, st, player: int):
-        """``encode_state`` as a numpy float32 array (a new one), kept per
-        player and changed only where the vector changed."""
-        cur, pending, arr = self._update(st, player)
-        if arr is None:
-            import numpy as np
-            arr = self._acc[player][5] = np.array(cur, dtype=np.float32)
-        elif pending:
-            arr[list(pending)] = list(pending.values())
-        pending.clear()
-        return arr.copy()
+        """``encode_state`` as a numpy float32 array (a new one)."""
+        if self._np is None:
+            import numpy   # noqa: F401 - raises the ImportError that names what is missing
+        return self._update(st, player).copy()
 
     def _update(self, st, player: int):
-        """``player``'s vector brought up to date with ``st``: (the vector,
-        the positions changed since the last encode_array with their values,
-        the array of encode_array or None)."""
-        if not 0 <= player < self.n:
-            raise ValueError(f"player must be 0..{self.n - 1}")
-        acc = self._acc.get(player)
-        if acc is None:
-            # (the vector, slot -> its part in it, the hashed counts, the header's
-            # positions, the changes not yet in the array, the array)
-            acc = self._acc[player] = [[0.0] * self.size, {}, [0.0] * self.hash_size, {}, {}, None]
-        cur, used, counts, head0, pending, arr = acc
-        head: dict = {}
-        self._header(head, player, st.current_player(), st.phase(), st.S[0], st.winners())
-        if head != head0:
-            for k in head0:
-                if k not in head:
-                    cur[k] = pending[k] = 0.0
+        """``player``'s vector (kept per player: a numpy float32 array when
+        numpy is installed, else a list) brought up to date with ``st``.
+
+        Each state variable's value is compared, by identity, with the one
+        the player's vector was last made from (values are never changed in
+        place). A collection that changed is compared element by element
+        with the old one (a map by its entries, a list or bag by what
+        differs between the common beginning and end, a set by set
+        difference): its size is written and only the elements taken away
+        and added change the hashed counts. Any other variable is a part
+        (its positions and its hashed counts) made from its view, kept per
+        value; the old part's positions are cleared and its counts taken
+        away, the new one's written and added. Counts are whole numbers, so
+        the result is exactly ``encode(st.observation(player))``."""
+        if not (player.__class__ is int and 0 <= player < self.n):
+            if not (isinstance(player, int) and 0 <= player < self.n):
+                raise ValueError(f"player must be 0..{self.n - 1}")
+            player = int(player)
+        seen = self._seen[player]
+        if seen is None:
+            seen = self._seen[player] = self._start()
+        vec, vals = seen.vec, seen.vals
+        cp = st.current_player()
+        key = (cp, st.phase(), st.S[0], st.winners())
+        if key != seen.head:
+            head: dict = {}
+            self._header(head, player, cp, key[1], key[2], key[3])
+            for k in seen.headpos:
+                vec[k] = 0.0
             for k, y in head.items():
-                cur[k] = pending[k] = y
-            acc[3] = head
-        S, parts, owner = st.S, self._parts, self._owner
-        exact = self.exact
-        for i, (name, t, offset) in enumerate(self.slots, start=1):
+                vec[k] = y
+            seen.head, seen.headpos = key, tuple(head)
+        S = st.S
+        for i, how, a, b, c in self._plan:
             x = S[i]
-            if x is None:
-                part = None
-            else:
-                key = (i, player) if owner[i] else i
-                part = parts.get(key)
-                if part is None or part[0] is not x:
-                    part = parts[key] = self._part(i, t, x, offset, name, player)
-            old = used.get(i)
-            if old is part:
+            old = vals[i]
+            if x is old:
                 continue
-            if old is not None:
-                for k, _ in old[1]:
-                    cur[k] = pending[k] = 0.0
-                for b, c in old[2]:
-                    counts[b] -= c
-                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
-            if part is not None:
-                for k, y in part[1]:
-                    cur[k] = pending[k] = y
-                for b, c in part[2]:
-                    counts[b] += c
-                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
-            used[i] = part
-        return cur, pending, arr
+            vals[i] = x
+            if how is _COLL:   # a: the cells (seat or None, position, path, seen by whom), b: the type
+                if old is _UNSEEN:
+                    old = None
+                for q, pos, path, who in a:
+                    o = old if q is None or old is None else old[q]
+                    n = x if q is None or x is None else x[q]
+                    if o is n:
+                        continue
+                    vec[pos] = 0.0 if n is None else float(len(n))
+                    if who is _ALL or (who == player and self.hash_size):
+                        self._elements_changed(b, o, n, path, seen)
+            else:   # a part: a = (type, offset, name), b: seen by its owner, c: kept by value
+                self._part_changed(i, a, b, c, x, player, seen)
+        return vec
+
+    def _start(self) -> "_Seen":
+        if self._np is False:
+            try:
+                import numpy
+                self._np = numpy
+            except ImportError:   # pragma: no cover - numpy comes with both adapters
+                self._np = None
+        seen = _Seen()
+        seen.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
+        seen.vals = [_UNSEEN] * (len(self.slots) + 1)
+        seen.parts = [None] * (len(self.slots) + 1)
+        seen.counts = [0] * self.hash_size
+        seen.head, seen.headpos = None, ()
+        return seen
+
+    def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player: int,
+                      seen: "_Seen") -> None:
+        old = seen.parts[i]
+        if x is None:
+            part = None
+        else:
+            key = (i, player) if owned else i
+            parts = self._parts
+            part = parts.get(key)
+            if part is None or part[0] is not x:
+                vkey = (key, x) if by_value else None
+                part = self._by_value.get(vkey) if by_value else None
+                if part is None:
+                    part = self._part(i, tn[0], x, tn[1], tn[2], player)
+                    if by_value:
+                        if len(self._by_value) >= 100_000:
+                            self._by_value.clear()
+                        self._by_value[vkey] = part
+                parts[key] = part
+        if old is part:
+            return
+        seen.parts[i] = part
+        vec, counts, exact = seen.vec, seen.counts, self.exact
+        if old is not None:
+            for k, _ in old[1]:
+                vec[k] = 0.0
+            for b, d in old[2]:
+                counts[b] -= d
+                c = counts[b]
+                vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
+        if part is not None:
+            for k, y in part[1]:
+                vec[k] = y
+            for b, d in part[2]:
+                counts[b] += d
+                c = counts[b]
+                vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
 
     def _part(self, i: int, t, x, offset: int, name: str, player: int) -> tuple:
         """(value, its writes, its hashed counts) of slot ``i`` holding ``x``, as ``player`` sees it."""
         writes: dict = {}
+        features: list = []
+        self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
         mine: dict = {}
-        coll = self._coll_kind[i]
-        if coll == 1:
-            self._collection(t, x, writes, offset, name, mine)
-        elif coll == 2:
-            for q, y in enumerate(x):
-                self._collection(t[1], y, writes, offset + q, f"{name}[{q}]", mine)
-        else:
-            features: list = []
-            self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
-            for f in features if self.hash_size else ():
-                b = self.bucket(f)
-                mine[b] = mine.get(b, 0.0) + 1.0
+        for f in features if self.hash_size else ():
+            b = self.bucket(f)
+            mine[b] = mine.get(b, 0) + 1
         return (x, tuple(writes.items()), tuple(mine.items()))
 
-    def _collection(self, t, x, writes: dict, i: int, path: str, mine: dict) -> None:
-        """What ``_put`` writes for collection ``x`` of type ``t`` seen by all
-        (its size; each element's hashed features, counted into ``mine``),
-        from the values: each element's buckets are kept."""
-        writes[i] = float(len(x))
+    def _elements_changed(self, t, old, new, path: str, seen: "_Seen") -> None:
+        """Take the elements of collection ``old`` (of type ``t``, or None)
+        that ``new`` does not hold away from the hashed counts, and add
+        those of ``new`` that ``old`` does not hold."""
         if not self.hash_size:
             return
-        cache, codec = self._elements, self.codec
-        is_map = t[0] == "map"
-        for e in x:
-            key = (path, e, x[e]) if is_map else (path, e)
-            try:
-                bs = cache.get(key)
-            except TypeError:   # an element holding a map: not kept
-                key, bs = None, None
-            if bs is None:
-                j = {"key": codec.to_json(t[1], e), "value": codec.to_json(t[2], x[e])} if is_map \
-                    else codec.to_json(t[1], e)
-                features: list = []
-                _element(path, j, features)
-                bs = tuple(self.bucket(f) for f in features)
-                if key is not None:
-                    if len(cache) >= 200_000:
-                        cache.clear()
-                    cache[key] = bs
-            for b in bs:
-                mine[b] = mine.get(b, 0.0) + 1.0
+        kind = t[0]
+        if kind == "map":
+            gone, came = _map_diff(old, new)
+        elif kind == "set":
+            gone = old if new is None else () if old is None else old - new
+            came = new if old is None else () if new is None else new - old
+        else:
+            gone, came = _seq_diff(old or (), new or ())
+        vec, counts, exact = seen.vec, seen.counts, self.exact
+        for d, items in ((-1, gone), (1, came)):
+            for e in items:
+                for b in self._element_buckets(t, path, e):
+                    c = counts[b] = counts[b] + d
+                    vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
+
+    def _element_buckets(self, t, path: str, e) -> tuple:
+        """The buckets of one element (for a map, a (key, value) pair), kept."""
+        key = (path, e)
+        try:
+            bs = self._elements.get(key)
+        except TypeError:   # an element holding a map: not kept
+            key, bs = None, None
+        if bs is None:
+            codec = self.codec
+            j = {"key": codec.to_json(t[1], e[0]), "value": codec.to_json(t[2], e[1])} \
+                if t[0] == "map" else codec.to_json(t[1], e)
+            features: list = []
+            _element(path, j, features)
+            bs = tuple(self.bucket(f) for f in features)
+            if key is not None:
+                if len(self._elements) >= 200_000:
+                    self._elements.clear()
+                self._elements[key] = bs
+        return bs
 
     def _header(self, v: list, player: int, cp: int, phase: str, round_: int, winners) -> None:
         n = self.n
@@ -465,6 +532,72 @@ class ObservationEncoder:
                 i = self._put(t[1], x, v, i, f"{path}[{p}]", features)
             return i
         raise AssertionError(t)  # pragma: no cover
+
+
+_UNSEEN = object()            # a slot value no vector was made from yet
+_ALL = object()               # a collection's elements are seen by every player
+_COLL, _PART = "collection", "part"
+
+
+class _Seen:
+    """What ``ObservationEncoder._update`` keeps of one player's vector: the
+    vector, the value of each slot it was made from, the part of each slot
+    written (see ``_part_changed``), the hashed counts, the header's key and
+    the positions it set."""
+    __slots__ = ("vec", "vals", "parts", "counts", "head", "headpos")
+
+
+def _is_coll(t) -> bool:
+    return isinstance(t, tuple) and t[0] in ("list", "set", "bag", "map")
+
+
+def _flat(t, records: dict, _seen: frozenset = frozenset()) -> bool:
+    """Whether values of type ``t`` hold no collection (so they are cheap to
+    hash, and equal values encode alike)."""
+    if t in ("int", "bool", "str"):
+        return True
+    if not isinstance(t, tuple) or t[0] in ("list", "set", "bag", "map"):
+        return False
+    if t[0] == "enum":
+        return True
+    if t[0] == "record":
+        return t[1] not in _seen and all(_flat(ft, records, _seen | {t[1]}) for _, ft in records[t[1]])
+    return all(_flat(x, records, _seen) for x in t[1:])
+
+
+def _map_diff(old, new) -> tuple:
+    """(the entries of map ``old`` that ``new`` does not hold, those of ``new``
+    that ``old`` does not hold), as (key, value) pairs; None is an empty map."""
+    if old is None or not old:
+        return (), () if new is None else new.items()
+    if new is None:
+        return old.items(), ()
+    n = len(old)
+    if len(new) >= n and list(new)[:n] == list(old) and list(new.values())[:n] == list(old.values()):
+        return (), list(islice(new.items(), n, None))   # entries added (a dict keeps their order)
+    get, none = new.get, _UNSEEN
+    gone = [(k, v) for k, v in old.items() if get(k, none) != v]
+    get = old.get
+    came = [(k, v) for k, v in new.items() if get(k, none) != v]
+    return gone, came
+
+
+def _seq_diff(old, new) -> tuple:
+    """(what list or bag ``old`` holds that ``new`` does not, and the
+    converse), as the parts that differ between their common beginning and
+    common end (not the least difference, but an exact one for counting)."""
+    n, m = len(old), len(new)
+    if n <= m and new[:n] == old:
+        return (), new[n:]
+    if m < n and old[:m] == new:
+        return old[m:], ()
+    i, lim = 0, min(n, m)
+    while i < lim and old[i] == new[i]:
+        i += 1
+    j = 0
+    while j < lim - i and old[n - 1 - j] == new[m - 1 - j]:
+        j += 1
+    return old[i:n - j], new[i:m - j]
 
 
 def _element(path: str, x, features: list) -> None:
