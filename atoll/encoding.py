@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from itertools import islice
+from itertools import compress, islice
+from operator import and_, is_not
 from typing import Iterable, Optional
 
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
@@ -73,7 +74,7 @@ class ActionIndex:
         self.setting = setting
         self._home: dict[int, int] = {}
         self._key: dict[tuple, int] = {}
-        self._move_home: dict[tuple, tuple] = {}   # (action index, params) -> (id, home), see assign_moves
+        self._move_home: dict[int, dict] = {}   # action index -> params -> home slot, see assign_moves
 
     def key(self, action: Action) -> int:
         """The action's stable id, without the player a simultaneous node adds
@@ -114,36 +115,28 @@ class ActionIndex:
             out[slot] = a
         return out
 
-
     def assign_moves(self, moves) -> dict[int, int]:
         """Slot -> index in ``moves``, a state's ``legal_moves()`` where one
         player decides (``atoll.compiler.playout.Moves``: parameter tuples,
         no Action objects): the slots ``assign`` gives the same actions.
         When no two moves share a home slot, every move gets its home, as
         ``assign`` would give it (it moves a move only to resolve a clash)."""
-        g, cache = self.game, self._move_home
-        homes = []
+        kept = self._move_home
+        slots: list = []
         start = 0
         for end, ai in moves.ends:
-            spec = None
-            for i in range(start, end):
-                params = moves[i]
+            if end > start:
+                cache = kept.get(ai)
                 try:
-                    h = cache[(ai, params)]
-                except KeyError:
-                    spec = spec or g.actions[ai]
-                    k = g._action_id(spec, params)
-                    h = (k, self.home(k))
-                    if len(cache) < 1_000_000:
-                        cache[(ai, params)] = h
-                except TypeError:   # a parameter that is a map: not memoised
-                    k = g._action_id(g.actions[ai], params)
-                    h = (k, self.home(k))
-                homes.append(h)
-            start = end
-        out = {h[1]: i for i, h in enumerate(homes)}
-        if len(out) == len(homes):
+                    slots += map(cache.__getitem__, moves[start:end])
+                except (AttributeError, KeyError, TypeError):   # a move not seen yet
+                    del slots[start:]
+                    slots += [self._move_slot(ai, params)[1] for params in moves[start:end]]
+                start = end
+        out = dict(zip(slots, range(len(slots))))
+        if len(out) == len(slots):
             return out
+        homes = [self._move_slot(ai, moves[i]) for i, ai in _kinds_of(moves)]
         keyed = sorted((h[0], i) for i, h in enumerate(homes))   # ids differ: as assign orders them
         if len(keyed) > self.size:
             raise ActionIndexFull(
@@ -157,6 +150,28 @@ class ActionIndex:
                 slot = (slot + 1) % size
             out[slot] = i
         return out
+
+    def _move_slot(self, ai: int, params: tuple) -> tuple:
+        """(id, home slot) of the move ``params`` of action ``ai`` (kept, unless a parameter is a map)."""
+        g = self.game
+        k = g._action_id(g.actions[ai], params)
+        h = (k, self.home(k))
+        cache = self._move_home.setdefault(ai, {})
+        try:
+            if len(cache) < 200_000:
+                cache[params] = h[1]
+        except TypeError:   # a parameter that is a map: not kept
+            pass
+        return h
+
+
+def _kinds_of(moves):
+    """(index, action index) of each move of ``moves`` (a ``Moves``)."""
+    start = 0
+    for end, ai in moves.ends:
+        for i in range(start, end):
+            yield i, ai
+        start = end
 
 
 def _next_power(n: int) -> int:
@@ -189,7 +204,8 @@ class ObservationEncoder:
         # (that key, value) -> its part, for values that hold no collection
         self._parts: dict = {}
         self._by_value: dict = {}
-        self._seen: list = [None] * self.n   # per player: what _update keeps of its vector
+        self._pub = None                     # what _update keeps of the vector all players see
+        self._own: list = [None] * self.n    # per player: what _update keeps of what only it sees
         self._np = False                     # numpy, None without it, False until asked
         self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
         kinds: list[str] = []          # "flag", "int" or "count" per position
@@ -216,24 +232,25 @@ class ObservationEncoder:
         bounds = {"flag": (0.0, 1.0), "int": (-INT_LIMIT, INT_LIMIT), "count": (0.0, INT_LIMIT)}
         self.low = [bounds[k][0] for k in kinds]
         self.high = [bounds[k][1] for k in kinds]
-        self._plan = [self._slot_plan(i, name, t, offset, game.visibility[i])
-                      for i, (name, t, offset) in enumerate(self.slots, start=1)]
+        self._plan = [(None, None, None, None)] + [
+            self._slot_plan(i, name, t, offset, game.visibility[i])
+            for i, (name, t, offset) in enumerate(self.slots, start=1)]
 
     def _slot_plan(self, i: int, name: str, t, offset: int, vis) -> tuple:
-        """How ``_update`` keeps slot ``i`` up to date: (i, _COLL, the cells,
-        the collection's type, None) for a collection (or one per player)
-        seen by all, by nobody or by its owner; else (i, _PART, (type,
-        offset, name), seen by its owner, kept by value). A cell is (the
-        seat or None, its position, its path, who sees its elements:
-        _ALL, a seat or None)."""
+        """How ``_update`` keeps slot ``i`` up to date: (_COLL, the cells,
+        the collection's type, its kind) for a collection (or one per player)
+        seen by all, by nobody or by its owner; else (_PART, (type, offset,
+        name), seen by its owner, kept by value). A cell is (the seat or
+        None, its position, its path, who sees its elements: _ALL, a seat
+        or None)."""
         who = vis[1] if vis is not None else None
         if _is_coll(t) and who in ("all", "nobody"):
-            return (i, _COLL, ((None, offset, name, _ALL if who == "all" else None),), t, None)
+            return (_COLL, ((None, offset, name, _ALL if who == "all" else None),), t, t[0])
         if isinstance(t, tuple) and t[0] == "player" and _is_coll(t[1]) and who in ("all", "owner", "nobody"):
             cells = tuple((q, offset + q, f"{name}[{q}]",
                            _ALL if who == "all" else q if who == "owner" else None) for q in range(self.n))
-            return (i, _COLL, cells, t[1], None)
-        return (i, _PART, (t, offset, name), who == "owner", _flat(t, self.codec.records))
+            return (_COLL, cells, t[1], t[1][0])
+        return (_PART, (t, offset, name), who == "owner", _flat(t, self.codec.records))
 
     # ------------------------------------------------------------ layout
     def _kinds(self, t, out: list) -> None:
@@ -287,24 +304,42 @@ class ObservationEncoder:
         return v
 
     def encode_state(self, st, player: int) -> list[float]:
-        """``encode(st.observation(player))``, kept up to date per player
-        (see ``_update``): only what changed since ``player``'s last vector
-        is written again."""
-        vec = self._update(st, player)
-        return vec.tolist() if self._np is not None else list(vec)
+        """``encode(st.observation(player))``, kept up to date (see
+        ``_update``): only what changed since the last vector is written again."""
+        pub, own = self._update(st, player)
+        out = pub.vec.tolist() if self._np is not None else list(pub.vec)
+        self._overlay(out, pub, own, player)
+        return out
 
     def encode_array(self, st, player: int):
         """``encode_state`` as a numpy float32 array (a new one)."""
         if self._np is None:
             import numpy   # noqa: F401 - raises the ImportError that names what is missing
-        return self._update(st, player).copy()
+        pub, own = self._update(st, player)
+        out = pub.vec.copy()
+        self._overlay(out, pub, own, player)
+        return out
 
-    def _update(self, st, player: int):
-        """``player``'s vector (kept per player: a numpy float32 array when
-        numpy is installed, else a list) brought up to date with ``st``.
+    @staticmethod
+    def _overlay(out, pub: "_Seen", own: "_Seen", player: int) -> None:
+        """Write what only ``player`` sees (its seat in the header, the
+        variables seen by their owner) over the vector of what all see."""
+        out[player] = 1.0
+        for k, y in own.vec.items():
+            out[k] = y
+        counts = pub.counts
+        for b, c in own.counts.items():
+            if c:
+                c += counts[b]
+                out[b] = c if c < INT_LIMIT else INT_LIMIT
+
+    def _update(self, st, player: int) -> tuple:
+        """The two kept accumulators brought up to date with ``st``: (the
+        vector of what every player sees, kept once for all players, and
+        what only ``player`` sees: positions and hashed counts).
 
         Each state variable's value is compared, by identity, with the one
-        the player's vector was last made from (values are never changed in
+        the kept vector was last made from (values are never changed in
         place). A collection that changed is compared element by element
         with the old one (a map by its entries, a list or bag by what
         differs between the common beginning and end, a set by set
@@ -318,27 +353,38 @@ class ObservationEncoder:
             if not (isinstance(player, int) and 0 <= player < self.n):
                 raise ValueError(f"player must be 0..{self.n - 1}")
             player = int(player)
-        seen = self._seen[player]
-        if seen is None:
-            seen = self._seen[player] = self._start()
-        vec, vals = seen.vec, seen.vals
+        pub = self._pub
+        if pub is None:
+            pub = self._start()
+        own = self._own[player]
+        vec = pub.vec
         cp = st.current_player()
         key = (cp, st.phase(), st.S[0], st.winners())
-        if key != seen.head:
+        if key != pub.head:
             head: dict = {}
-            self._header(head, player, cp, key[1], key[2], key[3])
-            for k in seen.headpos:
+            self._header(head, 0, cp, key[1], key[2], key[3])
+            del head[0]   # the seat of the observer: see _overlay
+            for k in pub.headpos:
                 vec[k] = 0.0
             for k, y in head.items():
                 vec[k] = y
-            seen.head, seen.headpos = key, tuple(head)
+            pub.head, pub.headpos = key, tuple(head)
         S = st.S
-        for i, how, a, b, c in self._plan:
+        for seen, who in ((pub, _ALL), (own, player)):
+            vals = seen.vals
+            changed = list(compress(range(len(vals)), map(and_, seen.slots, map(is_not, S, vals))))
+            if changed:
+                self._changed(changed, S, vals, seen, who)
+        return pub, own
+
+    def _changed(self, changed: list, S: list, vals: list, seen: "_Seen", player) -> None:
+        """Bring the slots ``changed`` of ``seen`` up to date with ``S`` (see ``_update``)."""
+        plan, hashed, vec = self._plan, self.hash_size, seen.vec
+        for i in changed:
             x = S[i]
             old = vals[i]
-            if x is old:
-                continue
             vals[i] = x
+            how, a, b, c = plan[i]
             if how is _COLL:   # a: the cells (seat or None, position, path, seen by whom), b: the type
                 if old is _UNSEEN:
                     old = None
@@ -348,28 +394,38 @@ class ObservationEncoder:
                     if o is n:
                         continue
                     vec[pos] = 0.0 if n is None else float(len(n))
-                    if who is _ALL or (who == player and self.hash_size):
-                        self._elements_changed(b, o, n, path, seen)
+                    if hashed and (who is _ALL or who == player):
+                        self._elements_changed(b, c, o, n, path, seen)
             else:   # a part: a = (type, offset, name), b: seen by its owner, c: kept by value
                 self._part_changed(i, a, b, c, x, player, seen)
-        return vec
 
     def _start(self) -> "_Seen":
+        """Make the accumulators, on the first vector asked for."""
         if self._np is False:
             try:
                 import numpy
                 self._np = numpy
             except ImportError:   # pragma: no cover - numpy comes with both adapters
                 self._np = None
-        seen = _Seen()
-        seen.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
-        seen.vals = [_UNSEEN] * (len(self.slots) + 1)
-        seen.parts = [None] * (len(self.slots) + 1)
-        seen.counts = [0] * self.hash_size
-        seen.head, seen.headpos = None, ()
-        return seen
+        width = len(self._plan)
+        owned = [i for i in range(1, width) if self._plan[i][0] is _COLL and self._plan[i][1][0][3] is not _ALL
+                 and self._plan[i][1][0][3] is not None or self._plan[i][0] is _PART and self._plan[i][2]]
+        pub = self._pub = _Seen()
+        pub.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
+        pub.counts = [0.0] * self.size   # at the positions of the buckets
+        pub.slots = [0 < i and i not in owned for i in range(width)]
+        pub.vals = [_UNSEEN] * width
+        pub.parts = [None] * width
+        pub.head, pub.headpos = None, ()
+        for q in range(self.n):
+            own = self._own[q] = _Seen()
+            own.vec, own.counts = {}, _Counts()   # positions -> values; positions -> counts
+            own.slots = [i in owned for i in range(width)]
+            own.vals = [_UNSEEN] * width
+            own.parts = [None] * width
+        return pub
 
-    def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player: int,
+    def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player,
                       seen: "_Seen") -> None:
         old = seen.parts[i]
         if x is None:
@@ -382,7 +438,7 @@ class ObservationEncoder:
                 vkey = (key, x) if by_value else None
                 part = self._by_value.get(vkey) if by_value else None
                 if part is None:
-                    part = self._part(i, tn[0], x, tn[1], tn[2], player)
+                    part = self._part(i, tn[0], x, tn[1], tn[2], player if owned else 0)
                     if by_value:
                         if len(self._by_value) >= 100_000:
                             self._by_value.clear()
@@ -391,40 +447,40 @@ class ObservationEncoder:
         if old is part:
             return
         seen.parts[i] = part
-        vec, counts, exact = seen.vec, seen.counts, self.exact
+        vec, counts = seen.vec, seen.counts
+        mirror = counts.__class__ is list   # the public counts are written in the vector too
         if old is not None:
             for k, _ in old[1]:
                 vec[k] = 0.0
             for b, d in old[2]:
-                counts[b] -= d
-                c = counts[b]
-                vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
+                c = counts[b] = counts[b] - d
+                if mirror:
+                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
         if part is not None:
             for k, y in part[1]:
                 vec[k] = y
             for b, d in part[2]:
-                counts[b] += d
-                c = counts[b]
-                vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
+                c = counts[b] = counts[b] + d
+                if mirror:
+                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
     def _part(self, i: int, t, x, offset: int, name: str, player: int) -> tuple:
-        """(value, its writes, its hashed counts) of slot ``i`` holding ``x``, as ``player`` sees it."""
+        """(value, its writes, its hashed counts) of slot ``i`` holding ``x``,
+        as ``player`` sees it (counts by the position of their bucket)."""
         writes: dict = {}
         features: list = []
         self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
         mine: dict = {}
+        exact = self.exact
         for f in features if self.hash_size else ():
-            b = self.bucket(f)
-            mine[b] = mine.get(b, 0) + 1
+            b = exact + self.bucket(f)
+            mine[b] = mine.get(b, 0.0) + 1.0
         return (x, tuple(writes.items()), tuple(mine.items()))
 
-    def _elements_changed(self, t, old, new, path: str, seen: "_Seen") -> None:
+    def _elements_changed(self, t, kind: str, old, new, path: str, seen: "_Seen") -> None:
         """Take the elements of collection ``old`` (of type ``t``, or None)
         that ``new`` does not hold away from the hashed counts, and add
         those of ``new`` that ``old`` does not hold."""
-        if not self.hash_size:
-            return
-        kind = t[0]
         if kind == "map":
             gone, came = _map_diff(old, new)
         elif kind == "set":
@@ -432,15 +488,22 @@ class ObservationEncoder:
             came = new if old is None else () if new is None else new - old
         else:
             gone, came = _seq_diff(old or (), new or ())
-        vec, counts, exact = seen.vec, seen.counts, self.exact
-        for d, items in ((-1, gone), (1, came)):
+        vec, counts, kept = seen.vec, seen.counts, self._elements
+        mirror = counts.__class__ is list
+        for d, items in ((-1.0, gone), (1.0, came)):
             for e in items:
-                for b in self._element_buckets(t, path, e):
+                try:
+                    bs = kept[(path, e)]
+                except (KeyError, TypeError):
+                    bs = self._element_buckets(t, path, e)
+                for b in bs:
                     c = counts[b] = counts[b] + d
-                    vec[exact + b] = float(c) if c < INT_LIMIT else INT_LIMIT
+                    if mirror:
+                        vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
     def _element_buckets(self, t, path: str, e) -> tuple:
-        """The buckets of one element (for a map, a (key, value) pair), kept."""
+        """The positions of the buckets of one element (for a map, a (key,
+        value) pair), kept."""
         key = (path, e)
         try:
             bs = self._elements.get(key)
@@ -452,7 +515,7 @@ class ObservationEncoder:
                 if t[0] == "map" else codec.to_json(t[1], e)
             features: list = []
             _element(path, j, features)
-            bs = tuple(self.bucket(f) for f in features)
+            bs = tuple(self.exact + self.bucket(f) for f in features)
             if key is not None:
                 if len(self._elements) >= 200_000:
                     self._elements.clear()
@@ -540,11 +603,20 @@ _COLL, _PART = "collection", "part"
 
 
 class _Seen:
-    """What ``ObservationEncoder._update`` keeps of one player's vector: the
-    vector, the value of each slot it was made from, the part of each slot
-    written (see ``_part_changed``), the hashed counts, the header's key and
-    the positions it set."""
-    __slots__ = ("vec", "vals", "parts", "counts", "head", "headpos")
+    """What ``ObservationEncoder._update`` keeps of a vector: the vector
+    (for what only one player sees, a dict: position -> value), the slots
+    it covers (a flag per slot), the value of each slot it was made from,
+    the part of each slot written (see ``_part_changed``), the hashed
+    counts by position, the header's key and the positions it set."""
+    __slots__ = ("vec", "slots", "vals", "parts", "counts", "head", "headpos")
+
+
+class _Counts(dict):
+    """Hashed counts by position, 0 for a position not counted yet."""
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return 0.0
 
 
 def _is_coll(t) -> bool:

@@ -89,20 +89,22 @@ def play_openspiel(game, seed: int) -> int:
 
 
 def play_pettingzoo(env, seed: int) -> int:
-    """One random game through the PettingZoo adapter: each agent observes
-    (``observe(agent)``, its observation vector and action mask) and steps
-    a legal slot; returns its number of decisions."""
+    """One random game through the PettingZoo adapter, as PettingZoo's own
+    loop plays it: ``agent_iter()``, ``last()`` (the agent's observation:
+    its vector and its action mask) and ``step``, a slot picked uniformly
+    among those the mask allows; returns its number of decisions."""
     rng = random.Random(seed)
     env.reset(seed=seed)
     steps = 0
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        slots = env.observe(agent)["action_mask"].nonzero()[0]
-        env.step(int(slots[rng.randrange(len(slots))]))
-        steps += 1
+    for _agent in env.agent_iter():
+        obs, _reward, termination, truncation, _info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            slots = obs["action_mask"].nonzero()[0]
+            action = int(slots[rng.randrange(len(slots))])
+            steps += 1
+        env.step(action)
     return steps
 
 
