@@ -75,6 +75,7 @@ class ActionIndex:
         self._home: dict[int, int] = {}
         self._key: dict[tuple, int] = {}
         self._move_home: dict[int, dict] = {}   # action index -> params -> home slot, see assign_moves
+        self._move_id: dict[int, dict] = {}     # action index -> params -> id
 
     def key(self, action: Action) -> int:
         """The action's stable id, without the player a simultaneous node adds
@@ -136,8 +137,15 @@ class ActionIndex:
         out = dict(zip(slots, range(len(slots))))
         if len(out) == len(slots):
             return out
-        homes = [self._move_slot(ai, moves[i]) for i, ai in _kinds_of(moves)]
-        keyed = sorted((h[0], i) for i, h in enumerate(homes))   # ids differ: as assign orders them
+        # two moves share a home slot (or are the same move, listed twice): as assign orders them
+        ids = self._move_id
+        keyed = []
+        for i, ai in _kinds_of(moves):
+            try:
+                keyed.append((ids[ai][moves[i]], i))
+            except (KeyError, TypeError):
+                keyed.append((self._move_slot(ai, moves[i])[0], i))
+        keyed.sort()
         if len(keyed) > self.size:
             raise ActionIndexFull(
                 f"this state has {len(keyed)} legal actions, more than the {self.size} action slots; "
@@ -160,6 +168,7 @@ class ActionIndex:
         try:
             if len(cache) < 200_000:
                 cache[params] = h[1]
+                self._move_id.setdefault(ai, {})[params] = k
         except TypeError:   # a parameter that is a map: not kept
             pass
         return h
