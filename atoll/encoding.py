@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 from itertools import compress, islice
-from operator import and_, is_not
+from operator import is_not, itemgetter
 from typing import Iterable, Optional
 
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
@@ -380,19 +380,23 @@ class ObservationEncoder:
             pub.head, pub.headpos = key, tuple(head)
         S = st.S
         for seen, who in ((pub, _ALL), (own, player)):
-            vals = seen.vals
-            changed = list(compress(range(len(vals)), map(and_, seen.slots, map(is_not, S, vals))))
+            cur, prev = seen.get(S), seen.vals
+            changed = list(compress(seen.at, map(is_not, cur, prev)))
             if changed:
-                self._changed(changed, S, vals, seen, who)
+                seen.vals = cur
+                self._changed(changed, seen.idx, cur, prev, seen, who)
         return pub, own
 
-    def _changed(self, changed: list, S: list, vals: list, seen: "_Seen", player) -> None:
-        """Bring the slots ``changed`` of ``seen`` up to date with ``S`` (see ``_update``)."""
+    def _changed(self, changed: list, idx: tuple, cur: tuple, prev: tuple, seen: "_Seen", player) -> None:
+        """Bring the slots of ``seen`` at the places ``changed`` of ``idx`` up
+        to date: their values were ``prev``, are ``cur`` (see ``_update``)."""
         plan, hashed, vec = self._plan, self.hash_size, seen.vec
-        for i in changed:
-            x = S[i]
-            old = vals[i]
-            vals[i] = x
+        for j in changed:
+            i = idx[j]
+            if not i:
+                continue   # the round: in the header
+            x = cur[j]
+            old = prev[j]
             how, a, b, c = plan[i]
             if how is _COLL:   # a: the cells (seat or None, position, path, seen by whom), b: the type
                 if old is _UNSEEN:
@@ -422,16 +426,18 @@ class ObservationEncoder:
         pub = self._pub = _Seen()
         pub.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
         pub.counts = [0.0] * self.size   # at the positions of the buckets
-        pub.slots = [0 < i and i not in owned for i in range(width)]
-        pub.vals = [_UNSEEN] * width
+        pub.idx = (0, 0) + tuple(i for i in range(1, width) if i not in owned)
+        pub.vals = (_UNSEEN,) * len(pub.idx)
         pub.parts = [None] * width
         pub.head, pub.headpos = None, ()
         for q in range(self.n):
             own = self._own[q] = _Seen()
             own.vec, own.counts = {}, _Counts()   # positions -> values; positions -> counts
-            own.slots = [i in owned for i in range(width)]
-            own.vals = [_UNSEEN] * width
+            own.idx = (0,) + (tuple(owned) or (0,))   # two at least: itemgetter then gives a tuple
+            own.vals = (_UNSEEN,) * len(own.idx)
             own.parts = [None] * width
+        for seen in [pub] + self._own:   # the round comes first: itemgetter gives a tuple
+            seen.get, seen.at = itemgetter(*seen.idx), range(len(seen.idx))
         return pub
 
     def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player,
@@ -614,10 +620,11 @@ _COLL, _PART = "collection", "part"
 class _Seen:
     """What ``ObservationEncoder._update`` keeps of a vector: the vector
     (for what only one player sees, a dict: position -> value), the slots
-    it covers (a flag per slot), the value of each slot it was made from,
+    it covers (0, the round, first), their getter from S and its places,
+    the value of each of them it was made from,
     the part of each slot written (see ``_part_changed``), the hashed
     counts by position, the header's key and the positions it set."""
-    __slots__ = ("vec", "slots", "vals", "parts", "counts", "head", "headpos")
+    __slots__ = ("vec", "idx", "get", "at", "vals", "parts", "counts", "head", "headpos")
 
 
 class _Counts(dict):
