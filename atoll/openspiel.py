@@ -379,7 +379,7 @@ class AtollObserver:
 
     def set_from(self, state, player):
         if self.tensor is not None:
-            self.tensor[:] = self.game.encoder.encode_state(state._core.st, player)
+            self.tensor[:] = self.game.encoder.encode_array(state._core.st, player)
 
     def string_from(self, state, player):
         if self.perfect_recall:
