@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 from itertools import compress, islice
-from operator import is_not, itemgetter
+from operator import index, is_not, itemgetter
 from typing import Iterable, Optional
 
 from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
@@ -359,9 +359,12 @@ class ObservationEncoder:
         away, the new one's written and added. Counts are whole numbers, so
         the result is exactly ``encode(st.observation(player))``."""
         if not (player.__class__ is int and 0 <= player < self.n):
-            if not (isinstance(player, int) and 0 <= player < self.n):
+            try:
+                player = index(player)   # a numpy integer, say
+            except TypeError:
+                player = -1
+            if not 0 <= player < self.n:
                 raise ValueError(f"player must be 0..{self.n - 1}")
-            player = int(player)
         pub = self._pub
         if pub is None:
             pub = self._start()

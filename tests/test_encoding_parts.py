@@ -70,6 +70,9 @@ def test_kept_vectors_give_the_whole_encoding(spec):
         assert checked
     with pytest.raises(ValueError):
         kept[0].encode_state(st, n)
+    with pytest.raises(ValueError):
+        kept[0].encode_state(st, "0")
+    assert kept[0].encode_state(st, np.int64(n - 1)) == kept[0].encode_state(st, n - 1)
 
 
 def test_the_differences_are_exact():
