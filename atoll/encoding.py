@@ -214,6 +214,7 @@ class ObservationEncoder:
         self._parts: dict = {}
         self._by_value: dict = {}
         self._pub = None                     # what _update keeps of the vector all players see
+        self._heads: dict = {}               # header key -> (its writes, its positions), see _update
         self._own: list = [None] * self.n    # per player: what _update keeps of what only it sees
         self._np = False                     # numpy, None without it, False until asked
         self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
@@ -325,8 +326,15 @@ class ObservationEncoder:
         if self._np is None:
             import numpy   # noqa: F401 - raises the ImportError that names what is missing
         pub, own = self._update(st, player)
-        out = pub.vec.copy()
-        self._overlay(out, pub, own, player)
+        out = pub.vec.copy()   # then _overlay, written out
+        out[player] = 1.0
+        for k, y in own.vec.items():
+            out[k] = y
+        counts = pub.counts
+        for b, c in own.counts.items():
+            if c:
+                c += counts[b]
+                out[b] = c if c < INT_LIMIT else INT_LIMIT
         return out
 
     @staticmethod
@@ -373,14 +381,20 @@ class ObservationEncoder:
         cp = st.current_player()
         key = (cp, st.phase(), st.S[0], st.winners())
         if key != pub.head:
-            head: dict = {}
-            self._header(head, 0, cp, key[1], key[2], key[3])
-            del head[0]   # the seat of the observer: see _overlay
+            head = self._heads.get(key)
+            if head is None:
+                d: dict = {}
+                self._header(d, 0, cp, key[1], key[2], key[3])
+                del d[0]   # the seat of the observer: see _overlay
+                head = (tuple(d.items()), tuple(d))
+                if len(self._heads) >= 10_000:
+                    self._heads.clear()
+                self._heads[key] = head
             for k in pub.headpos:
                 vec[k] = 0.0
-            for k, y in head.items():
+            for k, y in head[0]:
                 vec[k] = y
-            pub.head, pub.headpos = key, tuple(head)
+            pub.head, pub.headpos = key, head[1]
         S = st.S
         for seen, who in ((pub, _ALL), (own, player)):
             cur, prev = seen.get(S), seen.vals
