@@ -9,7 +9,7 @@ module needs no third-party package.
 **Actions.** An Atoll action has a stable integer id, but ids are sparse
 and unbounded (an action's parameters may be a position, a card or a set of
 positions), so a game cannot list its action space in advance.
-``ActionIndex`` maps the legal actions of a state into ``size`` slots by
+``ActionIndex`` (in ``atoll.action_index``) maps the legal actions of a state into ``size`` slots by
 hashing each action's stable id ("feature hashing"): the same move gets the
 same slot in every state and every run, except when two moves that are legal
 together hash to the same slot; then the one with the larger id takes the
@@ -32,11 +32,13 @@ phase, the round and the winners.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Iterable, Optional
+from itertools import compress, islice
+from operator import index, is_not, itemgetter
+from typing import Optional
 
-from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Action, Game, ModelError
+from atoll.action_index import ActionIndex, ActionIndexFull, _digest  # noqa: F401 - the first two re-exported
+from atoll.compiler.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Game, ModelError
 
 #: Integers in an observation are clipped to this magnitude, so that the
 #: observation space has finite bounds.
@@ -46,123 +48,9 @@ INT_LIMIT = float(1 << 20)
 DEFAULT_HASH_SIZE = 256
 
 
-def _digest(data: bytes) -> int:
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
 def canonical(value) -> str:
     """A JSON value as one deterministic compact string."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-class ActionIndexFull(ValueError):
-    """A state has more legal actions than the index has slots."""
-
-
-class ActionIndex:
-    """Slots ``0 .. size-1`` for the legal actions of any state of ``game``.
-    ``setting`` names the parameter that sets ``size``, for error messages."""
-
-    def __init__(self, game: Game, size: int = 1024, setting: str = "num_actions"):
-        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise ValueError(f"{setting} (the number of action slots) must be a positive integer, "
-                             f"not {size!r}")
-        self.game = game
-        self.size = size
-        self.setting = setting
-        self._home: dict[int, int] = {}
-        self._key: dict[tuple, int] = {}
-        self._move_home: dict[tuple, tuple] = {}   # (action index, params) -> (id, home), see assign_moves
-
-    def key(self, action: Action) -> int:
-        """The action's stable id, without the player a simultaneous node adds
-        to it, so that a move has one slot wherever it is played."""
-        if action.player == CHANCE or action.kind == "chance":
-            return action.id
-        try:
-            return self._key[(action.kind, action.params)]
-        except KeyError:
-            pass
-        except TypeError:       # a parameter that is a map: not hashable, not memoised
-            return self.game._action_id(self.game.action_by_name[action.kind], action.params)
-        k = self.game._action_id(self.game.action_by_name[action.kind], action.params)
-        if len(self._key) < 1_000_000:
-            self._key[(action.kind, action.params)] = k
-        return k
-
-    def home(self, key: int) -> int:
-        slot = self._home.get(key)
-        if slot is None:
-            slot = _digest(key.to_bytes(max(1, (key.bit_length() + 7) // 8), "big")) % self.size
-            if len(self._home) < 1_000_000:
-                self._home[key] = slot
-        return slot
-
-    def assign(self, actions: Iterable[Action]) -> dict[int, Action]:
-        """Slot -> action for actions that are legal together."""
-        keyed = sorted(((self.key(a), a) for a in actions), key=lambda ka: ka[0])
-        if len(keyed) > self.size:
-            raise ActionIndexFull(
-                f"this state has {len(keyed)} legal actions, more than the {self.size} action slots; "
-                f"ask for more slots ({self.setting}={_next_power(len(keyed) * 4)})")
-        out: dict[int, Action] = {}
-        for k, a in keyed:
-            slot = self.home(k)
-            while slot in out:
-                slot = (slot + 1) % self.size
-            out[slot] = a
-        return out
-
-
-    def assign_moves(self, moves) -> dict[int, int]:
-        """Slot -> index in ``moves``, a state's ``legal_moves()`` where one
-        player decides (``atoll.compiler.playout.Moves``: parameter tuples,
-        no Action objects): the slots ``assign`` gives the same actions.
-        When no two moves share a home slot, every move gets its home, as
-        ``assign`` would give it (it moves a move only to resolve a clash)."""
-        g, cache = self.game, self._move_home
-        homes = []
-        start = 0
-        for end, ai in moves.ends:
-            spec = None
-            for i in range(start, end):
-                params = moves[i]
-                try:
-                    h = cache[(ai, params)]
-                except KeyError:
-                    spec = spec or g.actions[ai]
-                    k = g._action_id(spec, params)
-                    h = (k, self.home(k))
-                    if len(cache) < 1_000_000:
-                        cache[(ai, params)] = h
-                except TypeError:   # a parameter that is a map: not memoised
-                    k = g._action_id(g.actions[ai], params)
-                    h = (k, self.home(k))
-                homes.append(h)
-            start = end
-        out = {h[1]: i for i, h in enumerate(homes)}
-        if len(out) == len(homes):
-            return out
-        keyed = sorted((h[0], i) for i, h in enumerate(homes))   # ids differ: as assign orders them
-        if len(keyed) > self.size:
-            raise ActionIndexFull(
-                f"this state has {len(keyed)} legal actions, more than the {self.size} action slots; "
-                f"ask for more slots ({self.setting}={_next_power(len(keyed) * 4)})")
-        out = {}
-        home, size = self.home, self.size
-        for k, i in keyed:
-            slot = home(k)
-            while slot in out:
-                slot = (slot + 1) % size
-            out[slot] = i
-        return out
-
-
-def _next_power(n: int) -> int:
-    p = 1
-    while p < n:
-        p *= 2
-    return p
 
 
 class ObservationEncoder:
@@ -184,19 +72,15 @@ class ObservationEncoder:
         self.phases = list(game.phases)
         self._bucket: dict[str, int] = {}
         # encode_state's parts: slot (or (slot, player) for a slot its owner
-        # sees) -> (the value, its writes, its hashed counts); see there
+        # sees) -> (the value, its writes, its hashed counts), the last made;
+        # (that key, value) -> its part, for values that hold no collection
         self._parts: dict = {}
-        self._acc: dict = {}   # player -> what _update keeps of the player's last vector
-        self._elements: dict = {}   # (path, element) -> its buckets (see _collection)
-        # per slot: 1 a collection seen by all, 2 one per player seen by all, else 0
-        colls = ("list", "set", "bag", "map")
-        self._coll_kind = [0] + [
-            0 if game.visibility[i][1] != "all" or not isinstance(t, tuple) else
-            1 if t[0] in colls else
-            2 if t[0] == "player" and isinstance(t[1], tuple) and t[1][0] in colls else 0
-            for i, t in enumerate(game.slot_types) if i > 0]
-        self._owner = [game.visibility[i] is not None and game.visibility[i][1] == "owner"
-                       for i in range(len(game.layout.names))]
+        self._by_value: dict = {}
+        self._pub = None                     # what _update keeps of the vector all players see
+        self._heads: dict = {}               # header key -> (its writes, its positions), see _update
+        self._own: list = [None] * self.n    # per player: what _update keeps of what only it sees
+        self._np = False                     # numpy, None without it, False until asked
+        self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
         kinds: list[str] = []          # "flag", "int" or "count" per position
         kinds += ["flag"] * self.n                     # observing seat
         kinds += ["flag"] * (self.n + 3)               # to move: a seat, simultaneous, chance, over
@@ -221,6 +105,25 @@ class ObservationEncoder:
         bounds = {"flag": (0.0, 1.0), "int": (-INT_LIMIT, INT_LIMIT), "count": (0.0, INT_LIMIT)}
         self.low = [bounds[k][0] for k in kinds]
         self.high = [bounds[k][1] for k in kinds]
+        self._plan = [(None, None, None, None)] + [
+            self._slot_plan(i, name, t, offset, game.visibility[i])
+            for i, (name, t, offset) in enumerate(self.slots, start=1)]
+
+    def _slot_plan(self, i: int, name: str, t, offset: int, vis) -> tuple:
+        """How ``_update`` keeps slot ``i`` up to date: (_COLL, the cells,
+        the collection's type, its kind) for a collection (or one per player)
+        seen by all, by nobody or by its owner; else (_PART, (type, offset,
+        name), seen by its owner, kept by value). A cell is (the seat or
+        None, its position, its path, who sees its elements: _ALL, a seat
+        or None)."""
+        who = vis[1] if vis is not None else None
+        if _is_coll(t) and who in ("all", "nobody"):
+            return (_COLL, ((None, offset, name, _ALL if who == "all" else None),), t, t[0])
+        if isinstance(t, tuple) and t[0] == "player" and _is_coll(t[1]) and who in ("all", "owner", "nobody"):
+            cells = tuple((q, offset + q, f"{name}[{q}]",
+                           _ALL if who == "all" else q if who == "owner" else None) for q in range(self.n))
+            return (_COLL, cells, t[1], t[1][0])
+        return (_PART, (t, offset, name), who == "owner", _flat(t, self.codec.records))
 
     # ------------------------------------------------------------ layout
     def _kinds(self, t, out: list) -> None:
@@ -274,123 +177,245 @@ class ObservationEncoder:
         return v
 
     def encode_state(self, st, player: int) -> list[float]:
-        """``encode(st.observation(player))``, made from parts kept per state
-        variable: a variable's part (its positions and its hashed counts) is
-        made again only when its value is another object than the last time
-        (values are never changed in place), or, for a variable seen by its
-        owner, for another player; and only the positions whose part changed
-        since ``player``'s last vector are written again. Counts are whole
-        numbers, so adding and taking away parts gives the very counts
-        ``encode`` gives."""
-        return list(self._update(st, player)[0])
+        """``encode(st.observation(player))``, kept up to date (see
+        ``_update``): only what changed since the last vector is written again."""
+        pub, own = self._update(st, player)
+        out = pub.vec.tolist() if self._np is not None else list(pub.vec)
+        self._overlay(out, pub, own, player)
+        return out
 
     def encode_array(self, st, player: int):
-        """``encode_state`` as a numpy float32 array (a new one), kept per
-        player and changed only where the vector changed."""
-        cur, pending, arr = self._update(st, player)
-        if arr is None:
-            import numpy as np
-            arr = self._acc[player][5] = np.array(cur, dtype=np.float32)
-        elif pending:
-            arr[list(pending)] = list(pending.values())
-        pending.clear()
-        return arr.copy()
+        """``encode_state`` as a numpy float32 array (a new one)."""
+        if self._np is None:
+            import numpy   # noqa: F401 - raises the ImportError that names what is missing
+        pub, own = self._update(st, player)
+        out = pub.vec.copy()   # then _overlay, written out
+        out[player] = 1.0
+        for k, y in own.vec.items():
+            out[k] = y
+        counts = pub.counts
+        for b, c in own.counts.items():
+            if c:
+                c += counts[b]
+                out[b] = c if c < INT_LIMIT else INT_LIMIT
+        return out
 
-    def _update(self, st, player: int):
-        """``player``'s vector brought up to date with ``st``: (the vector,
-        the positions changed since the last encode_array with their values,
-        the array of encode_array or None)."""
-        if not 0 <= player < self.n:
-            raise ValueError(f"player must be 0..{self.n - 1}")
-        acc = self._acc.get(player)
-        if acc is None:
-            # (the vector, slot -> its part in it, the hashed counts, the header's
-            # positions, the changes not yet in the array, the array)
-            acc = self._acc[player] = [[0.0] * self.size, {}, [0.0] * self.hash_size, {}, {}, None]
-        cur, used, counts, head0, pending, arr = acc
-        head: dict = {}
-        self._header(head, player, st.current_player(), st.phase(), st.S[0], st.winners())
-        if head != head0:
-            for k in head0:
-                if k not in head:
-                    cur[k] = pending[k] = 0.0
-            for k, y in head.items():
-                cur[k] = pending[k] = y
-            acc[3] = head
-        S, parts, owner = st.S, self._parts, self._owner
-        exact = self.exact
-        for i, (name, t, offset) in enumerate(self.slots, start=1):
-            x = S[i]
-            if x is None:
-                part = None
-            else:
-                key = (i, player) if owner[i] else i
-                part = parts.get(key)
-                if part is None or part[0] is not x:
-                    part = parts[key] = self._part(i, t, x, offset, name, player)
-            old = used.get(i)
-            if old is part:
-                continue
-            if old is not None:
-                for k, _ in old[1]:
-                    cur[k] = pending[k] = 0.0
-                for b, c in old[2]:
-                    counts[b] -= c
-                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
-            if part is not None:
-                for k, y in part[1]:
-                    cur[k] = pending[k] = y
-                for b, c in part[2]:
-                    counts[b] += c
-                    cur[exact + b] = pending[exact + b] = min(counts[b], INT_LIMIT)
-            used[i] = part
-        return cur, pending, arr
+    @staticmethod
+    def _overlay(out, pub: "_Seen", own: "_Seen", player: int) -> None:
+        """Write what only ``player`` sees (its seat in the header, the
+        variables seen by their owner) over the vector of what all see."""
+        out[player] = 1.0
+        for k, y in own.vec.items():
+            out[k] = y
+        counts = pub.counts
+        for b, c in own.counts.items():
+            if c:
+                c += counts[b]
+                out[b] = c if c < INT_LIMIT else INT_LIMIT
+
+    def _update(self, st, player: int) -> tuple:
+        """The two kept accumulators brought up to date with ``st``: (the
+        vector of what every player sees, kept once for all players, and
+        what only ``player`` sees: positions and hashed counts).
+
+        Each state variable's value is compared, by identity, with the one
+        the kept vector was last made from (values are never changed in
+        place). A collection that changed is compared element by element
+        with the old one (a map by its entries, a list or bag by what
+        differs between the common beginning and end, a set by set
+        difference): its size is written and only the elements taken away
+        and added change the hashed counts. Any other variable is a part
+        (its positions and its hashed counts) made from its view, kept per
+        value; the old part's positions are cleared and its counts taken
+        away, the new one's written and added. Counts are whole numbers, so
+        the result is exactly ``encode(st.observation(player))``."""
+        if not (player.__class__ is int and 0 <= player < self.n):
+            try:
+                player = index(player)   # a numpy integer, say
+            except TypeError:
+                player = -1
+            if not 0 <= player < self.n:
+                raise ValueError(f"player must be 0..{self.n - 1}")
+        pub = self._pub
+        if pub is None:
+            pub = self._start()
+        own = self._own[player]
+        vec = pub.vec
+        cp = st.current_player()
+        key = (cp, st.phase(), st.S[0], st.winners())
+        if key != pub.head:
+            head = self._heads.get(key)
+            if head is None:
+                d: dict = {}
+                self._header(d, 0, cp, key[1], key[2], key[3])
+                del d[0]   # the seat of the observer: see _overlay
+                head = (tuple(d.items()), tuple(d))
+                if len(self._heads) >= 10_000:
+                    self._heads.clear()
+                self._heads[key] = head
+            for k in pub.headpos:
+                vec[k] = 0.0
+            for k, y in head[0]:
+                vec[k] = y
+            pub.head, pub.headpos = key, head[1]
+        S = st.S
+        for seen, who in ((pub, _ALL), (own, player)):
+            cur, prev = seen.get(S), seen.vals
+            changed = list(compress(seen.at, map(is_not, cur, prev)))
+            if changed:
+                seen.vals = cur
+                self._changed(changed, seen.idx, cur, prev, seen, who)
+        return pub, own
+
+    def _changed(self, changed: list, idx: tuple, cur: tuple, prev: tuple, seen: "_Seen", player) -> None:
+        """Bring the slots of ``seen`` at the places ``changed`` of ``idx`` up
+        to date: their values were ``prev``, are ``cur`` (see ``_update``)."""
+        plan, hashed, vec = self._plan, self.hash_size, seen.vec
+        for j in changed:
+            i = idx[j]
+            if not i:
+                continue   # the round: in the header
+            x = cur[j]
+            old = prev[j]
+            how, a, b, c = plan[i]
+            if how is _COLL:   # a: the cells (seat or None, position, path, seen by whom), b: the type
+                if old is _UNSEEN:
+                    old = None
+                for q, pos, path, who in a:
+                    o = old if q is None or old is None else old[q]
+                    n = x if q is None or x is None else x[q]
+                    if o is n:
+                        continue
+                    vec[pos] = 0.0 if n is None else float(len(n))
+                    if hashed and (who is _ALL or who == player):
+                        self._elements_changed(b, c, o, n, path, seen)
+            else:   # a part: a = (type, offset, name), b: seen by its owner, c: kept by value
+                self._part_changed(i, a, b, c, x, player, seen)
+
+    def _start(self) -> "_Seen":
+        """Make the accumulators, on the first vector asked for."""
+        if self._np is False:
+            try:
+                import numpy
+                self._np = numpy
+            except ImportError:   # pragma: no cover - numpy comes with both adapters
+                self._np = None
+        width = len(self._plan)
+        owned = [i for i in range(1, width) if self._plan[i][0] is _COLL and self._plan[i][1][0][3] is not _ALL
+                 and self._plan[i][1][0][3] is not None or self._plan[i][0] is _PART and self._plan[i][2]]
+        pub = self._pub = _Seen()
+        pub.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
+        pub.counts = [0.0] * self.size   # at the positions of the buckets
+        pub.idx = (0, 0) + tuple(i for i in range(1, width) if i not in owned)
+        pub.vals = (_UNSEEN,) * len(pub.idx)
+        pub.parts = [None] * width
+        pub.head, pub.headpos = None, ()
+        for q in range(self.n):
+            own = self._own[q] = _Seen()
+            own.vec, own.counts = {}, _Counts()   # positions -> values; positions -> counts
+            own.idx = (0,) + (tuple(owned) or (0,))   # two at least: itemgetter then gives a tuple
+            own.vals = (_UNSEEN,) * len(own.idx)
+            own.parts = [None] * width
+        for seen in [pub] + self._own:   # the round comes first: itemgetter gives a tuple
+            seen.get, seen.at = itemgetter(*seen.idx), range(len(seen.idx))
+        return pub
+
+    def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player,
+                      seen: "_Seen") -> None:
+        old = seen.parts[i]
+        if x is None:
+            part = None
+        else:
+            key = (i, player) if owned else i
+            parts = self._parts
+            part = parts.get(key)
+            if part is None or part[0] is not x:
+                vkey = (key, x) if by_value else None
+                part = self._by_value.get(vkey) if by_value else None
+                if part is None:
+                    part = self._part(i, tn[0], x, tn[1], tn[2], player if owned else 0)
+                    if by_value:
+                        if len(self._by_value) >= 100_000:
+                            self._by_value.clear()
+                        self._by_value[vkey] = part
+                parts[key] = part
+        if old is part:
+            return
+        seen.parts[i] = part
+        vec, counts = seen.vec, seen.counts
+        mirror = counts.__class__ is list   # the public counts are written in the vector too
+        if old is not None:
+            for k, _ in old[1]:
+                vec[k] = 0.0
+            for b, d in old[2]:
+                c = counts[b] = counts[b] - d
+                if mirror:
+                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        if part is not None:
+            for k, y in part[1]:
+                vec[k] = y
+            for b, d in part[2]:
+                c = counts[b] = counts[b] + d
+                if mirror:
+                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
     def _part(self, i: int, t, x, offset: int, name: str, player: int) -> tuple:
-        """(value, its writes, its hashed counts) of slot ``i`` holding ``x``, as ``player`` sees it."""
+        """(value, its writes, its hashed counts) of slot ``i`` holding ``x``,
+        as ``player`` sees it (counts by the position of their bucket)."""
         writes: dict = {}
+        features: list = []
+        self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
         mine: dict = {}
-        coll = self._coll_kind[i]
-        if coll == 1:
-            self._collection(t, x, writes, offset, name, mine)
-        elif coll == 2:
-            for q, y in enumerate(x):
-                self._collection(t[1], y, writes, offset + q, f"{name}[{q}]", mine)
-        else:
-            features: list = []
-            self._put(t, self.game._slot_view(i, x, player), writes, offset, name, features)
-            for f in features if self.hash_size else ():
-                b = self.bucket(f)
-                mine[b] = mine.get(b, 0.0) + 1.0
+        exact = self.exact
+        for f in features if self.hash_size else ():
+            b = exact + self.bucket(f)
+            mine[b] = mine.get(b, 0.0) + 1.0
         return (x, tuple(writes.items()), tuple(mine.items()))
 
-    def _collection(self, t, x, writes: dict, i: int, path: str, mine: dict) -> None:
-        """What ``_put`` writes for collection ``x`` of type ``t`` seen by all
-        (its size; each element's hashed features, counted into ``mine``),
-        from the values: each element's buckets are kept."""
-        writes[i] = float(len(x))
-        if not self.hash_size:
-            return
-        cache, codec = self._elements, self.codec
-        is_map = t[0] == "map"
-        for e in x:
-            key = (path, e, x[e]) if is_map else (path, e)
-            try:
-                bs = cache.get(key)
-            except TypeError:   # an element holding a map: not kept
-                key, bs = None, None
-            if bs is None:
-                j = {"key": codec.to_json(t[1], e), "value": codec.to_json(t[2], x[e])} if is_map \
-                    else codec.to_json(t[1], e)
-                features: list = []
-                _element(path, j, features)
-                bs = tuple(self.bucket(f) for f in features)
-                if key is not None:
-                    if len(cache) >= 200_000:
-                        cache.clear()
-                    cache[key] = bs
-            for b in bs:
-                mine[b] = mine.get(b, 0.0) + 1.0
+    def _elements_changed(self, t, kind: str, old, new, path: str, seen: "_Seen") -> None:
+        """Take the elements of collection ``old`` (of type ``t``, or None)
+        that ``new`` does not hold away from the hashed counts, and add
+        those of ``new`` that ``old`` does not hold."""
+        if kind == "map":
+            gone, came = _map_diff(old, new)
+        elif kind == "set":
+            gone = old if new is None else () if old is None else old - new
+            came = new if old is None else () if new is None else new - old
+        else:
+            gone, came = _seq_diff(old or (), new or ())
+        vec, counts, kept = seen.vec, seen.counts, self._elements
+        mirror = counts.__class__ is list
+        for d, items in ((-1.0, gone), (1.0, came)):
+            for e in items:
+                try:
+                    bs = kept[(path, e)]
+                except (KeyError, TypeError):
+                    bs = self._element_buckets(t, path, e)
+                for b in bs:
+                    c = counts[b] = counts[b] + d
+                    if mirror:
+                        vec[b] = c if c < INT_LIMIT else INT_LIMIT
+
+    def _element_buckets(self, t, path: str, e) -> tuple:
+        """The positions of the buckets of one element (for a map, a (key,
+        value) pair), kept."""
+        key = (path, e)
+        try:
+            bs = self._elements.get(key)
+        except TypeError:   # an element holding a map: not kept
+            key, bs = None, None
+        if bs is None:
+            codec = self.codec
+            j = {"key": codec.to_json(t[1], e[0]), "value": codec.to_json(t[2], e[1])} \
+                if t[0] == "map" else codec.to_json(t[1], e)
+            features: list = []
+            _element(path, j, features)
+            bs = tuple(self.exact + self.bucket(f) for f in features)
+            if key is not None:
+                if len(self._elements) >= 200_000:
+                    self._elements.clear()
+                self._elements[key] = bs
+        return bs
 
     def _header(self, v: list, player: int, cp: int, phase: str, round_: int, winners) -> None:
         n = self.n
@@ -465,6 +490,82 @@ class ObservationEncoder:
                 i = self._put(t[1], x, v, i, f"{path}[{p}]", features)
             return i
         raise AssertionError(t)  # pragma: no cover
+
+
+_UNSEEN = object()            # a slot value no vector was made from yet
+_ALL = object()               # a collection's elements are seen by every player
+_COLL, _PART = "collection", "part"
+
+
+class _Seen:
+    """What ``ObservationEncoder._update`` keeps of a vector: the vector
+    (for what only one player sees, a dict: position -> value), the slots
+    it covers (0, the round, first), their getter from S and its places,
+    the value of each of them it was made from,
+    the part of each slot written (see ``_part_changed``), the hashed
+    counts by position, the header's key and the positions it set."""
+    __slots__ = ("vec", "idx", "get", "at", "vals", "parts", "counts", "head", "headpos")
+
+
+class _Counts(dict):
+    """Hashed counts by position, 0 for a position not counted yet."""
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return 0.0
+
+
+def _is_coll(t) -> bool:
+    return isinstance(t, tuple) and t[0] in ("list", "set", "bag", "map")
+
+
+def _flat(t, records: dict, _seen: frozenset = frozenset()) -> bool:
+    """Whether values of type ``t`` hold no collection (so they are cheap to
+    hash, and equal values encode alike)."""
+    if t in ("int", "bool", "str"):
+        return True
+    if not isinstance(t, tuple) or t[0] in ("list", "set", "bag", "map"):
+        return False
+    if t[0] == "enum":
+        return True
+    if t[0] == "record":
+        return t[1] not in _seen and all(_flat(ft, records, _seen | {t[1]}) for _, ft in records[t[1]])
+    return all(_flat(x, records, _seen) for x in t[1:])
+
+
+def _map_diff(old, new) -> tuple:
+    """(the entries of map ``old`` that ``new`` does not hold, those of ``new``
+    that ``old`` does not hold), as (key, value) pairs; None is an empty map."""
+    if old is None or not old:
+        return (), () if new is None else new.items()
+    if new is None:
+        return old.items(), ()
+    n = len(old)
+    if len(new) >= n and list(new)[:n] == list(old) and list(new.values())[:n] == list(old.values()):
+        return (), list(islice(new.items(), n, None))   # entries added (a dict keeps their order)
+    get, none = new.get, _UNSEEN
+    gone = [(k, v) for k, v in old.items() if get(k, none) != v]
+    get = old.get
+    came = [(k, v) for k, v in new.items() if get(k, none) != v]
+    return gone, came
+
+
+def _seq_diff(old, new) -> tuple:
+    """(what list or bag ``old`` holds that ``new`` does not, and the
+    converse), as the parts that differ between their common beginning and
+    common end (not the least difference, but an exact one for counting)."""
+    n, m = len(old), len(new)
+    if n <= m and new[:n] == old:
+        return (), new[n:]
+    if m < n and old[:m] == new:
+        return old[m:], ()
+    i, lim = 0, min(n, m)
+    while i < lim and old[i] == new[i]:
+        i += 1
+    j = 0
+    while j < lim - i and old[n - 1 - j] == new[m - 1 - j]:
+        j += 1
+    return old[i:n - j], new[i:m - j]
 
 
 def _element(path: str, x, features: list) -> None:

@@ -186,17 +186,30 @@ class _Core:
     """The Python side of a state, in one attribute: OpenSpiel copies a state
     by deep-copying its attributes and saves it by pickling them, and an
     Atoll state must be copied with ``clone()`` and saved as JSON."""
-    __slots__ = ("game", "st", "slots", "chances", "trail", "by_move")
+    __slots__ = ("game", "st", "slots", "chances", "trail", "by_move", "cp")
 
     def __init__(self, game: AtollGame, st, trail=None):
         self.game, self.st, self.trail = game, st, trail
         self.slots = self.chances = None
         self.by_move = False   # slots hold indices of legal_moves(), not Actions (see moves())
+        self.cp = None         # the current player, kept until the state changes (see player())
 
     def __deepcopy__(self, memo):
         c = _Core(self.game, self.st.clone(), self.trail)   # the trail is immutable: shared
-        c.slots, c.chances, c.by_move = self.slots, self.chances, self.by_move
+        c.slots, c.chances, c.by_move, c.cp = self.slots, self.chances, self.by_move, self.cp
         return c
+
+    def player(self) -> int:
+        """OpenSpiel's current player (at a simultaneous node, the lowest
+        seat still to choose), kept: OpenSpiel asks it several times a step."""
+        cp = self.cp
+        if cp is None:
+            st = self.st
+            cp = st.current_player()
+            if cp == SIMULTANEOUS:
+                cp = acting_player(st)
+            self.cp = cp
+        return cp
 
     def moves(self) -> dict:
         """Slot -> what ``apply`` plays: where one player decides, the index
@@ -223,10 +236,7 @@ class _Core:
         if self.slots is None:
             st = self.st
             if st.is_chance_node():
-                outcomes = st.chance_outcomes()
-                self.slots = self.game.chance_index.assign(a for a, _ in outcomes)
-                slot_of = {a.id: s for s, a in self.slots.items()}
-                self.chances = sorted((slot_of[a.id], p) for a, p in outcomes)
+                self.slots, self.chances = _chance_slots(self.game.chance_index, st.chance_outcomes())
             elif st.is_terminal():
                 self.slots, self.chances = {}, []
             else:
@@ -245,7 +255,7 @@ class _Core:
             self.st.apply_move(a)
         else:
             self.st.apply_action(a)
-        self.slots = self.chances = None
+        self.slots = self.chances = self.cp = None
         self.by_move = False
         if self.trail is not None:
             self.trail = _advance(self.trail, self.st, actor, label)
@@ -258,6 +268,23 @@ class _Core:
             self.trail = replay.trail
         digest, last = self.trail[player]
         return f"{last}\nhistory {digest}"
+
+
+def _chance_slots(index: ActionIndex, outcomes: list) -> tuple:
+    """(slot -> outcome, [(slot, probability)] in slot order) of a chance
+    node's ``outcomes``: the slots ``index.assign`` gives them, found by
+    their home slots when no two share one."""
+    kept, home = index._home, index.home
+    slots = {}
+    for a, _ in outcomes:
+        k = a.id
+        h = kept.get(k)
+        slots[home(k) if h is None else h] = a
+    if len(slots) < len(outcomes):   # a clash: as assign resolves it
+        slots = index.assign(a for a, _ in outcomes)
+        slot_of = {a.id: s for s, a in slots.items()}
+        return slots, sorted((slot_of[a.id], p) for a, p in outcomes)
+    return slots, sorted(zip(slots, [p for _, p in outcomes]))
 
 
 def _start(st) -> tuple:
@@ -303,9 +330,7 @@ class AtollState(pyspiel.State):
         return self._core.st
 
     def current_player(self):
-        st = self._core.st
-        cp = st.current_player()
-        return acting_player(st) if cp == SIMULTANEOUS else cp
+        return self._core.player()
 
     def _legal_actions(self, player):
         return sorted(self._core.moves())
@@ -354,7 +379,7 @@ class AtollObserver:
 
     def set_from(self, state, player):
         if self.tensor is not None:
-            self.tensor[:] = self.game.encoder.encode_state(state._core.st, player)
+            self.tensor[:] = self.game.encoder.encode_array(state._core.st, player)
 
     def string_from(self, state, player):
         if self.perfect_recall:

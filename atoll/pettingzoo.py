@@ -175,35 +175,41 @@ class AtollEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if not isinstance(action, Integral) or isinstance(action, bool):
-            raise ValueError(f"{agent}: an action is an integer slot of the action space, not {action!r}")
-        chosen = self._slots.get(int(action))
+        if action.__class__ is not int:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action.item()
+            if not isinstance(action, Integral) or isinstance(action, bool):
+                raise ValueError(f"{agent}: an action is an integer slot of the action space, "
+                                 f"not {action!r}")
+            action = int(action)
+        chosen = self._slots.get(action)
         if chosen is None:
             legal = ", ".join(f"{s} {a}" for s, a in sorted(self._legal.items())[:8])
-            raise IllegalAction(f"{agent}: action {int(action)} is not legal now (phase "
+            raise IllegalAction(f"{agent}: action {action} is not legal now (phase "
                                 f"`{self._state.phase()}`); legal slots include: {legal}")
         self._cumulative_rewards[agent] = 0.0
+        st = self._state
         if self._by_move:
-            self._state.apply_move(chosen)
+            st.apply_move(chosen)
         else:
-            self._state.apply_action(chosen)
+            st.apply_action(chosen)
         self._steps += 1
-        self._clear_rewards()
-        if self._state.is_terminal():
-            returns = self._state.returns()
+        # Rewards are 0 until the end (where _accumulate_rewards adds them):
+        # clearing and adding zeros before then would change nothing.
+        if st.is_terminal():
+            self._clear_rewards()
+            returns = st.returns()
             for a in self.agents:
                 self.rewards[a] = float(returns[self._seat[a]])
                 self.terminations[a] = True
             self._slots, self._by_move = {}, False
+            self._accumulate_rewards()
         elif self.max_steps is not None and self._steps >= self.max_steps:
             for a in self.agents:
                 self.truncations[a] = True
             self._slots, self._by_move = {}, False
         else:
             self._select()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -212,10 +218,11 @@ class AtollEnv(AECEnv):
         self._need_reset()
         p = self._seat[agent]
         vec = self.encoder.encode_array(self._state, p)
-        mask = np.zeros(self.index.size, dtype=np.int8)
-        if agent == self.agent_selection and self._slots:
-            mask[list(self._slots)] = 1
-        return {"observation": vec, "action_mask": mask}
+        mask = bytearray(self.index.size)
+        if agent == self.agent_selection:
+            for s in self._slots:
+                mask[s] = 1
+        return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def legal_moves(self) -> dict[int, str]:
         """Slot -> readable action, for the agent to move now."""

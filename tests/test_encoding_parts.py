@@ -1,7 +1,9 @@
-"""ObservationEncoder.encode_state (the vector made from parts kept per
-state variable) gives exactly encode(state.observation(player)), in every
-state of random games of every shipped and tests/good spec, for every
-player, hidden parts included."""
+"""ObservationEncoder.encode_state/encode_array (the vector kept per player
+and brought up to date with what changed: collections element by element,
+other variables by parts) give exactly encode(state.observation(player)),
+in random games of every shipped spec, variant and tests/good spec, for
+every player, hidden parts included, however far apart the states a
+player's vector is brought from and to."""
 from __future__ import annotations
 
 import random
@@ -11,36 +13,100 @@ import numpy as np
 import pytest
 
 import atoll
-from atoll.encoding import ObservationEncoder
+from atoll.encoding import ObservationEncoder, _map_diff, _seq_diff
 
 ROOT = Path(__file__).resolve().parent.parent
-SPECS = [ROOT / "spec" / "masterislands.atoll", ROOT / "spec" / "kanaloa.atoll"] + \
+SPECS = sorted((ROOT / "spec").glob("*.atoll")) + sorted((ROOT / "spec" / "variants").glob("*.atoll")) + \
     sorted((ROOT / "tests" / "good").glob("*.atoll"))
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
-def test_parts_give_the_whole_encoding(spec):
+def _games(spec):
+    """The spec with the fewest and with the most players it allows."""
+    from atoll.compiler.pipeline import compile_spec
     try:
         game = atoll.load(str(spec))
     except Exception as e:
         pytest.skip(f"does not load with defaults: {e}")
-    pairs = [(ObservationEncoder(game, h), ObservationEncoder(game, h)) for h in (None, 0, 7)]
-    for seed in range(2):
-        st = game.new_initial_state(seed=seed)
-        rng = random.Random(seed)
-        for _ in range(60):
-            for p in range(game.num_players):
-                for enc, fresh in pairs:
-                    want = fresh.encode(st.observation(p))
-                    assert enc.encode_state(st, p) == want
-                    if p == 0:   # the array kept per player, changed where the vector changed
-                        assert enc.encode_array(st, p).tolist() == np.array(want, np.float32).tolist()
-            if st.is_terminal() or not st.legal_actions():
-                break
-            legal = st.legal_actions()
-            st.apply_action(legal[rng.randrange(len(legal))])
+    hi = compile_spec(spec).program.player_range[1]
+    return [game] + ([atoll.load(str(spec), players=hi)] if hi != game.num_players else [])
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_kept_vectors_give_the_whole_encoding(spec):
+    for k, game in enumerate(_games(spec)):
+        n = game.num_players
+        # one encoder per hash size kept across games and states; the reference is encode()
+        sizes = (None, 7) if k == 0 else (None, 0)
+        kept = [ObservationEncoder(game, h) for h in sizes]
+        fresh = [ObservationEncoder(game, h) for h in sizes]
+        rng = random.Random(spec.stem)
+        checked = 0
+        for seed in (k, k + 10):   # two games: a new one starts from the last one's vectors
+            st = game.new_initial_state(seed=seed)
+            past = [st.clone()]
+            for _ in range(40):
+                # some players look now, in some order; sometimes one looks at an older state
+                look = [p for p in range(n) if rng.random() < 0.6]
+                rng.shuffle(look)
+                if rng.random() < 0.15:
+                    look = [(p, past[rng.randrange(len(past))]) for p in look]
+                else:
+                    look = [(p, st) for p in look]
+                for p, s in look:
+                    obs = s.observation(p)
+                    for enc, ref in zip(kept, fresh):
+                        want = ref.encode(obs)
+                        if rng.random() < 0.5:
+                            assert enc.encode_state(s, p) == want
+                        else:
+                            assert enc.encode_array(s, p).tolist() == np.array(want, np.float32).tolist()
+                        checked += 1
+                if st.is_terminal() or not st.legal_actions():
+                    break
+                legal = st.legal_actions()
+                st.apply_action(legal[rng.randrange(len(legal))])
+                if rng.random() < 0.2:
+                    past.append(st.clone())
+        assert checked
     with pytest.raises(ValueError):
-        pairs[0][0].encode_state(st, game.num_players)
+        kept[0].encode_state(st, n)
+    with pytest.raises(ValueError):
+        kept[0].encode_state(st, "0")
+    assert kept[0].encode_state(st, np.int64(n - 1)) == kept[0].encode_state(st, n - 1)
+
+
+def test_the_differences_are_exact():
+    """What _map_diff and _seq_diff take away and add turns the old
+    collection's elements into the new one's (as multisets)."""
+    from collections import Counter
+    rng = random.Random(5)
+    for _ in range(2000):
+        a = tuple(sorted(rng.randrange(5) for _ in range(rng.randrange(7))))
+        b = list(a)
+        for _ in range(rng.randrange(4)):
+            op = rng.randrange(3)
+            if op == 0 or not b:
+                b.insert(rng.randrange(len(b) + 1), rng.randrange(5))
+            elif op == 1:
+                del b[rng.randrange(len(b))]
+            else:
+                b[rng.randrange(len(b))] = rng.randrange(5)
+        b = tuple(b)
+        gone, came = _seq_diff(a, b)
+        assert Counter(a) - Counter(gone) + Counter(came) == Counter(b)
+        assert Counter(gone) <= Counter(a)
+        old = {k: rng.randrange(3) for k in a}
+        new = dict(old) if rng.random() < 0.5 else {}
+        for k in b:
+            new[k] = rng.randrange(3)
+        if new and rng.random() < 0.3:
+            new.pop(next(iter(new)))
+        for o, nw in ((old, new), (None, new), (old, None)):
+            gone, came = _map_diff(o, nw)
+            have = Counter((o or {}).items())
+            have.subtract(Counter(gone))
+            have.update(Counter(came))
+            assert +have == Counter((nw or {}).items())
 
 
 @pytest.mark.parametrize("size", [1024, 64, 13])
