@@ -86,6 +86,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
+        self.post_reads: dict[tuple, frozenset] = {}   # (action, variant) -> the choices its post-test reads
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -651,6 +652,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         plist = "".join(", " + q for q in params)
         whens = [g for g in a.guards if g.kind == "when"]
         ensures = [g for g in a.guards if g.kind == "ensures"]
+        if ensures:   # first, so that the listing knows which choices the post-test reads
+            self.post_function(a, {}, 0)
+            pre = self.pre_test(a, {})[0]
+            self.open_def(N.action("ok", n), f"S, me{plist}")
+            self.emit(f"return {f'({pre}) or ' if pre else ''}{N.action('post', n)}(S, me{plist})", 1)
+            self.emit("", 0)
         # Generator of the parameter tuples allowed by the domains and `when` guards.
         self.open_def(N.action("gen", n), "S, me")
         depth = self.choice_loops(a, "return")
@@ -685,12 +692,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
-        if ensures:
-            self.post_function(a, {}, 0)
-            pre = self.pre_test(a, {})[0]
-            self.open_def(N.action("ok", n), f"S, me{plist}")
-            self.emit(f"return {f'({pre}) or ' if pre else ''}{N.action('post', n)}(S, me{plist})", 1)
-            self.emit("", 0)
         self.can_function(a, {}, 0)
 
     def _distinct(self, e) -> bool:
