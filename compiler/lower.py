@@ -86,6 +86,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
+        self.memo_slots: dict[str, list] = {}   # defs whose answers are kept (memo_function)
         self.post_reads: dict[tuple, frozenset] = {}   # (action, variant) -> the choices its post-test reads
 
     # ------------------------------------------------------------ expressions
@@ -350,6 +351,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
                 names = ["x", "y"] if ref[1] == "Pos" else [f.name for f in self.p.records[ref[1]].fields]
                 return "(" + "".join(self.ex(given[n]) + ", " for n in names) + ")"
             return "(" + "".join(self.ex(a) + ", " for a in e.args) + ")"
+        if kind == "def" and ref[1] in self.memo_slots and not self.overrides:
+            args = "".join(", " + self.ex(a) for a in e.args)
+            return f"{N.def_memo_fn(ref[1])}(S{args})"
         if kind == "def" and ref[1] in self.def_seats:
             inlined = self.inline_def(ref[1], e.args)
             if inlined is not None:
@@ -370,6 +374,37 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         if kind == "def":
             return f"{N.def_fn(ref[1])}(S{', ' if args else ''}{args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def memo_function(self, d: A.DefDecl, text: list) -> None:
+        """For a def of players (or of nothing) that walks a collection of the
+        state (``text``: its lowered function, with what is known folded in),
+        ``dm_<def>``: its answer per player kept with the values it read (the
+        state's slots, by identity: a value of the state is never changed in
+        place, so the same object is the same value), and given again while
+        they are the same. Called where the def is used, except where some
+        slots are read from locals (``overrides``)."""
+        if not any(" for " in line for line in text[1:]):
+            return
+        if not all(q.type.name == "Player" and not q.type.args for q in d.params):
+            return
+        if self._calls_itself(d.name):
+            return
+        reads = self.frame.reads(d.body, {})
+        if not reads or not all(r in self.layout.slots for r in reads):
+            return
+        slots = sorted(self.layout.slots[r] for r in reads)
+        params = [N.local(q.name) for q in d.params]
+        key = f"({''.join(p + ', ' for p in params)})"
+        self.open_def(N.def_memo_fn(d.name), "S" + "".join(f", {p}" for p in params) + ", _m={}")
+        self.emit(f"_e = _m.get({key})", 1)   # (the slots' values, then the answer)
+        same = " and ".join(f"_e[{k}] is S[{i}]" for k, i in enumerate(slots))
+        self.emit(f"if _e is not None and {same}:", 1)
+        self.emit(f"return _e[{len(slots)}]", 2)
+        self.emit(f"_r = {N.def_fn(d.name)}(S{''.join(', ' + p for p in params)})", 1)
+        self.emit(f"_m[{key}] = ({''.join(f'S[{i}], ' for i in slots)}_r)", 1)
+        self.emit("return _r", 1)
+        self.emit("", 0)
+        self.memo_slots[d.name] = slots
 
     def inline_def(self, name: str, args) -> str | None:
         """The body of a def in place of its call, when its arguments are names
@@ -573,7 +608,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         for d in p.defs.values():
             params = "".join(f", {N.local(q.name)}" for q in d.params)
             self.def_seats[d.name] = frozenset(self.seat_vars)
+            start = len(self.lines)
             self.function(N.def_fn(d.name), f"S{params}", self.ex(d.body))
+            self.memo_function(d, self.lines[start:])
         for pr in p.procs.values():   # effects with no player acting: no `me`, no phase
             seats, self.seat_vars = self.seat_vars, set()
             self.open_def(N.proc_fn(pr.name), "S, X" + "".join(f", {N.local(q.name)}" for q in pr.params))

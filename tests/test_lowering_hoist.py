@@ -152,3 +152,44 @@ def test_a_look_ahead_that_can_fail_fails_as_before(tmp_path, cards, fails):
         assert [a.kind for a in st.legal_actions()] == ["stop"]
     listing = _function(st.game.source, N.action("choices", "pick"))
     assert ".get((" in listing   # the answers kept per k
+
+
+KEPT = """
+game kept { title: "Kept" players: 2..2 }
+state {
+  table: map[int, int] = {1: 9, 2: 9, 3: 9, 4: 9, 5: 9, 6: 9} visible all
+  n: int = 0 visible all
+}
+def mine(p: Player): int = count(k for k in keys(table) if table[k] == p)
+  "The spaces a player holds."
+flow { round { turns in seats: go } }
+phase go {
+  action take(k: int in keys(table))
+    when mine(me) < 2
+    when table[k] == 9
+  { table = table with {k: me}  n = n + 1  end phase }
+  action wait() { n = n + 1  end phase }
+}
+ending over after_turn when n > 7 => tie
+"""
+
+
+def test_a_def_of_players_is_kept_for_the_values_it_read(tmp_path):
+    # mine(me) is asked by every listing; its answer is kept per player with
+    # the map it read, and computed again once the map is another one.
+    path = tmp_path / "kept.atoll"
+    path.write_text(KEPT)
+    game = atoll.load(path, players=2)
+    assert f"{N.def_memo_fn('mine')}(S, me)" in _function(game.source, N.action("choices", "take"))
+    st = game.new_initial_state(seed=0)
+    table = game.layout.slots[("state", "table")]
+    counts = []
+    for _ in range(8):
+        me = st.current_player()
+        held = sum(1 for v in st.S[table].values() if v == me)
+        counts.append(held)
+        kinds = {a.kind for a in st.legal_actions()}
+        assert ("take" in kinds) == (held < 2)
+        st.apply_action(next(a for a in st.legal_actions() if a.kind == "take") if "take" in kinds
+                        else st.legal_actions()[0])
+    assert counts == [0, 0, 1, 1, 2, 2, 2, 2]
