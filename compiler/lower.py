@@ -264,6 +264,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             return f"tuple([{self.ex(e.elem)} {self.fors(e.fors, order_matters)}])"
         if e.kind == "set":
             return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
+        if order_matters and len(e.fors) == 1 and isinstance(e.key, A.Name) \
+                and tuple(A.bound_names(e.fors[0])) == (e.key.name,) \
+                and isinstance(self.t(e.fors[0].iter), tuple) and self.t(e.fors[0].iter)[0] in ("set", "map"):
+            # each key once (the items of a set or the keys of a map): the order in
+            # which they go in is not seen (the language iterates a map sorted)
+            order_matters = False
         return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
 
     def with_expr(self, e: A.With) -> str:

@@ -193,3 +193,40 @@ def test_a_def_of_players_is_kept_for_the_values_it_read(tmp_path):
         st.apply_action(next(a for a in st.legal_actions() if a.kind == "take") if "take" in kinds
                         else st.legal_actions()[0])
     assert counts == [0, 0, 1, 1, 2, 2, 2, 2]
+
+
+COMPREHENSIONS = """
+game comprehensions { title: "Comprehensions" players: 2..2 }
+state {
+  table: map[int, int] = {4: 1, 3: 2, 2: 3, 1: 4} visible all
+  parity: map[int, int] = {:} visible all
+  doubled: map[int, int] = {:} visible all
+  n: int = 0 visible all
+}
+flow { round { turns in seats: go } }
+phase go {
+  action fold()
+  {
+    parity = {k % 2: table[k] for k in keys(table)}
+    doubled = {k: 2 * table[k] for k in table}
+    n = n + 1
+    end phase
+  }
+}
+ending over after_turn when n > 0 => tie
+"""
+
+
+def test_a_map_built_key_by_key_is_built_in_any_order_only_when_each_key_comes_once(tmp_path):
+    path = tmp_path / "comprehensions.atoll"
+    path.write_text(COMPREHENSIONS)
+    game = atoll.load(path, players=2)
+    effect = _function(game.source, N.action("effect", "fold"))
+    table = game.layout.slots[("state", "table")]
+    assert f"for {N.local('k')} in S[{table}]" in effect   # each key once: no sorting
+    assert "sorted(" in effect                            # k % 2 repeats: the keys in order
+    st = game.new_initial_state(seed=0)
+    st.apply_action(st.legal_actions()[0])
+    # keys in order 1, 2, 3, 4: the last of each parity wins
+    assert st.S[game.layout.slots[("state", "parity")]] == {1: 2, 0: 1}
+    assert st.S[game.layout.slots[("state", "doubled")]] == {1: 8, 2: 6, 3: 4, 4: 2}
