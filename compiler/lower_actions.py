@@ -421,6 +421,8 @@ class ActionLowering:
                 src = f"sorted({dom})"
             elif self._distinct(q.domain) or keys_of:
                 src = dom
+            elif self._hashable(T.element(self.t(q.domain))):   # the distinct items, in order
+                src = f"dict.fromkeys({dom})"
             else:
                 src = f"f_unique({dom})"
             earlier = {p.name for p in a.params[:i]}
