@@ -129,13 +129,14 @@ class FlowEngine:
                              f"{self.num_players}-player game (seats 0 to {self.num_players - 1})")
         return winners
 
-    def _after_effects(self, st: State, X: Transaction) -> bool:
+    def _after_effects(self, st: State, X: Transaction, none_hold: bool = False) -> bool:
         """Endings after any change; then the signals of `end phase`/`end turn`.
-        Returns True when the game is over."""
+        Returns True when the game is over. ``none_hold``: the endings
+        `immediately` were just tested on this very state, and none holds."""
         if X.outcome is not None:
             st.outcome = (self._where.replace("`", ""), self._seats(X.outcome))
             return True
-        if self._check_endings(st, X, "immediately"):
+        if not none_hold and self._check_endings(st, X, "immediately"):
             return True
         end, X.end = X.end, None
         if end == "phase":
@@ -229,7 +230,7 @@ class FlowEngine:
                 except Exception:   # _check_endings words the error
                     ends = 0
             if X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
-                if not self._after_effects(st, X):
+                if not self._after_effects(st, X, imm is not None and ends < 0):
                     self._settle(st, X)
             else:   # the first step of _settle, in the phase of the action
                 self._where = where_done

@@ -35,6 +35,7 @@ from atoll.compiler import types as T
 from atoll.compiler.frame import Frame
 from atoll.compiler.lower_actions import ActionLowering
 from atoll.compiler.lower_let import LetLowering, let_bound
+from atoll.compiler.lower_memo import DefMemo
 from atoll.compiler.lower_limits import MAX_INLINE, PythonLimits
 from atoll.compiler.symbols import Program
 from atoll.grammar import ast as A
@@ -66,7 +67,7 @@ class Layout:
         return cls(slots, names)
 
 
-class Lowerer(ActionLowering, PythonLimits, LetLowering):
+class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
     def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
         self.layout = Layout.of(prog)
@@ -86,6 +87,8 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
+        self.memo_slots: dict[str, list] = {}   # defs whose answers are kept (memo_function)
+        self.post_reads: dict[tuple, frozenset] = {}   # (action, variant) -> the choices its post-test reads
 
     # ------------------------------------------------------------ expressions
     def t(self, e):
@@ -262,6 +265,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             return f"tuple([{self.ex(e.elem)} {self.fors(e.fors, order_matters)}])"
         if e.kind == "set":
             return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
+        if order_matters and len(e.fors) == 1 and isinstance(e.key, A.Name) \
+                and tuple(A.bound_names(e.fors[0])) == (e.key.name,) \
+                and isinstance(self.t(e.fors[0].iter), tuple) and self.t(e.fors[0].iter)[0] in ("set", "map"):
+            # each key once (the items of a set or the keys of a map): the order in
+            # which they go in is not seen (the language iterates a map sorted)
+            order_matters = False
         return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
 
     def with_expr(self, e: A.With) -> str:
@@ -349,6 +358,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
                 names = ["x", "y"] if ref[1] == "Pos" else [f.name for f in self.p.records[ref[1]].fields]
                 return "(" + "".join(self.ex(given[n]) + ", " for n in names) + ")"
             return "(" + "".join(self.ex(a) + ", " for a in e.args) + ")"
+        if kind == "def" and ref[1] in self.memo_slots and not self.overrides:
+            args = "".join(", " + self.ex(a) for a in e.args)
+            return f"{N.def_memo_fn(ref[1])}(S{args})"
         if kind == "def" and ref[1] in self.def_seats:
             inlined = self.inline_def(ref[1], e.args)
             if inlined is not None:
@@ -572,7 +584,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         for d in p.defs.values():
             params = "".join(f", {N.local(q.name)}" for q in d.params)
             self.def_seats[d.name] = frozenset(self.seat_vars)
+            start = len(self.lines)
             self.function(N.def_fn(d.name), f"S{params}", self.ex(d.body))
+            self.memo_function(d, self.lines[start:])
         for pr in p.procs.values():   # effects with no player acting: no `me`, no phase
             seats, self.seat_vars = self.seat_vars, set()
             self.open_def(N.proc_fn(pr.name), "S, X" + "".join(f", {N.local(q.name)}" for q in pr.params))
@@ -651,6 +665,12 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
         plist = "".join(", " + q for q in params)
         whens = [g for g in a.guards if g.kind == "when"]
         ensures = [g for g in a.guards if g.kind == "ensures"]
+        if ensures:   # first, so that the listing knows which choices the post-test reads
+            self.post_function(a, {}, 0)
+            pre = self.pre_test(a, {})[0]
+            self.open_def(N.action("ok", n), f"S, me{plist}")
+            self.emit(f"return {f'({pre}) or ' if pre else ''}{N.action('post', n)}(S, me{plist})", 1)
+            self.emit("", 0)
         # Generator of the parameter tuples allowed by the domains and `when` guards.
         self.open_def(N.action("gen", n), "S, me")
         depth = self.choice_loops(a, "return")
@@ -685,12 +705,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering):
             self.emit(f"return {i}", 2)
         self.emit("return -1", 1)
         self.emit("", 0)
-        if ensures:
-            self.post_function(a, {}, 0)
-            pre = self.pre_test(a, {})[0]
-            self.open_def(N.action("ok", n), f"S, me{plist}")
-            self.emit(f"return {f'({pre}) or ' if pre else ''}{N.action('post', n)}(S, me{plist})", 1)
-            self.emit("", 0)
         self.can_function(a, {}, 0)
 
     def _distinct(self, e) -> bool:

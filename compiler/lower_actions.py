@@ -17,6 +17,8 @@ test the conditions there. The generated code takes shortcuts:
 """
 from __future__ import annotations
 
+import ast as _py
+import re
 from dataclasses import fields, is_dataclass
 
 from atoll.compiler import limits
@@ -79,12 +81,73 @@ class ActionLowering:
         if self.frame.ensures_decided(a, phase, known):
             return self.choice_loops(a, stop, exists=exists)
         pre, once = self.pre_test(a, known)
-        depth = self.choice_loops(a, stop, [f"_pre = {pre}"] if once else [],
-                                  exists=exists and self.frame.post_total(a, known))
-        post = f"{self.post_name(a.name, variant)}(S, me{''.join(f', {N.local(q.name)}' for q in a.params)})"
+        names = [q.name for q in a.params]
+        reads = set(self.post_reads.get((a.name, variant), names))
+        if pre is not None and not once:
+            reads |= {n for cl in self.frame.pre_clauses(a, phase) for d in cl for n in self._locals_in(d)}
+        reads &= set(names)
+        args = "".join(f", {N.local(n) if n in reads else 'None'}" for n in names)
+        post = f"{self.post_name(a.name, variant)}(S, me{args})"
         test = post if pre is None else f"_pre or {post}" if once else f"({pre}) or {post}"
+        before = [f"_pre = {pre}"] if once else []
+        total = self.frame.post_total(a, known)
+        plan = None if exists or reads == set(names) else self._memo_plan(a, reads, total)
+        if plan == "dict":
+            memo = self.fresh("memo")
+            before.append(f"{memo} = {{}}")
+        depth = self.choice_loops(a, stop, before, exists=exists and total,
+                                  filtered=(next(iter(reads)), test) if plan == "filter" else None)
+        if plan == "filter":   # the domain of the one choice the test reads holds only those that pass
+            return depth
+        if plan == "dict":   # the test asked once per value of the choices it reads (the first time as before)
+            key = "".join(f"{N.local(n)}, " for n in names if n in reads)
+            r = self.fresh("r")
+            self.emit(f"{r} = {memo}.get(({key}))", depth)
+            self.emit(f"if {r} is None:", depth)
+            self.emit(f"{r} = {memo}[({key})] = True if {test} else False", depth + 1)
+            self.emit(f"if {r}:", depth)
+            return depth + 1
         self.emit(f"if {test}:", depth)
         return depth + 1
+
+    def _memo_plan(self, a: A.ActionDecl, reads: set, total: bool):
+        """How the listing may ask the post-test of ``a``, which reads only
+        the choices ``reads`` (not all): "filter" when it reads one choice
+        whose domain is computed before the loops (see choice_loops) and
+        neither the test nor anything it would skip (the `when`s from that
+        choice's loop inward, the domains inside it) can fail: that domain is
+        then filtered once; "dict" when the values of the choices it reads are
+        hashable: each answer is kept, so the test runs once per value, the
+        first time where it ran before; None otherwise."""
+        idx = {q.name: i for i, q in enumerate(a.params)}
+        if len(reads) == 1:
+            i = idx[next(iter(reads))]
+            q = a.params[i]
+            earlier = {p.name for p in a.params[:i]}
+            inner = {p.name for p in a.params[i:]}
+            if (total and i > 0 and not (self._locals_in(q.domain) & earlier)
+                    and self.frame.total(q.domain)
+                    and all(self.frame.total(p.domain) for p in a.params[i + 1:])
+                    and all(self.frame.total(g.cond) for g in a.guards
+                            if g.kind == "when" and self._locals_in(g.cond) & inner)):
+                return "filter"
+        if all(self._hashable(T.element(self.t(a.params[idx[n]].domain))) for n in reads):
+            return "dict"
+        return None
+
+    def _hashable(self, t, seen: frozenset = frozenset()) -> bool:
+        """Values of type ``t`` are hashable at run time (no map inside)."""
+        if not isinstance(t, tuple):
+            return t != T.UNKNOWN
+        if t[0] == "map":
+            return False
+        if t[0] == "record":
+            if t[1] == "Pos" or t[1] in seen:
+                return True
+            rec = self.p.records.get(t[1])
+            return rec is not None and not any(
+                isinstance(n, A.TypeRef) and n.name == "map" for f in rec.fields for n in A.walk(f))
+        return all(self._hashable(x, seen) for x in t[1:] if isinstance(x, (str, tuple)))
 
     def pre_test(self, a: A.ActionDecl, known: dict) -> tuple:
         """The test of the `ensures` before the effect (None when it cannot
@@ -110,7 +173,13 @@ class ActionLowering:
     def post_function(self, a: A.ActionDecl, known: dict, variant: int) -> None:
         """apost_<action> (or its ``variant``): whether every `ensures` of ``a``
         holds after its effect, for one of its choices on a state where
-        ``known`` holds and the pre-test failed."""
+        ``known`` holds and the pre-test failed. Notes which choices the
+        generated function reads (``post_reads``)."""
+        start = len(self.lines)
+        self._post_body(a, known, variant)
+        self.post_reads[(a.name, variant)] = _params_read(self.lines[start:], [q.name for q in a.params])
+
+    def _post_body(self, a: A.ActionDecl, known: dict, variant: int) -> None:
         phase = self.p.actions[a.name][0]
         plist = "".join(f", {N.local(q.name)}" for q in a.params)
         self.open_def(self.post_name(a.name, variant), f"S, me{plist}")
@@ -230,6 +299,8 @@ class ActionLowering:
     def post_by_substitution(self, plan, rest, after: dict) -> None:
         saved = self.known, self.overrides
         self.known, self.overrides = {}, dict(self.overrides)
+        start = len(self.lines)
+        values = []   # (line, local, statement) of each value stored
         try:
             for st, kind, slot in plan:
                 if kind == "let":
@@ -237,6 +308,7 @@ class ActionLowering:
                     continue
                 i = self.layout.slots[slot]
                 v = self.fresh("v")
+                values.append((len(self.lines), v, st))
                 self.emit(f"{v} = {self.ex(st.value)}", 1)   # the value first, as in the effect
                 if kind == "map":
                     k = self.fresh("k")
@@ -256,6 +328,11 @@ class ActionLowering:
                 self.emit("return True", depth)
             self.emit("return False", 1)
             self.emit("", 0)
+            # a stored value that no test reads and that cannot fail: not computed
+            dead = {line for line, v, st in values if self.frame.total(st.value)
+                    and not any(_mentions_name(text, v) for text in self.lines[line + 1:])}
+            if dead:
+                self.lines[start:] = [t for k, t in enumerate(self.lines[start:], start) if k not in dead]
         finally:
             self.known, self.overrides = saved
 
@@ -287,7 +364,8 @@ class ActionLowering:
             kept.append(st)
         return kept[::-1]
 
-    def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False) -> int:
+    def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False,
+                     filtered: tuple = None) -> int:
         """Emit the loops that bind the choices of ``a``; return the depth of
         their body. Each `when` is tested as soon as the parameters it reads
         are bound (``stop`` leaves when one that reads none fails). A domain
@@ -310,6 +388,12 @@ class ActionLowering:
         if self.known or self.statics:   # a `when` that the known slots make true needs no test
             by_level = {lvl: [g for g in gs if self.frame.const(g.cond, self.known) is not True]
                         for lvl, gs in by_level.items()}
+        # The `when`s of one loop, when none of them can fail, cheapest first
+        # (which one fails first is then not observable; `awhy_` keeps the spec's order).
+        seats, guards = self._choice_facts(a)
+        for lvl, gs in by_level.items():
+            if len(gs) > 1 and all(self.frame.total(g.cond, seats, guards) for g in gs):
+                gs.sort(key=lambda g: self._cost(g.cond))
         for g in by_level.get(0, []):
             self.emit(f"if not {self.ex(g.cond)}:", depth)
             self.emit(stop, depth + 1)
@@ -329,13 +413,16 @@ class ActionLowering:
                 loops += len(fused[0].fors) - 1
                 sources.append(fused)
                 continue
-            dom = self.ex(q.domain)
+            keys_of = isinstance(q.domain, A.Call) and self.p.refs.get(id(q.domain)) == ("stdlib", "keys")
+            dom = self.ex(q.domain.args[0] if keys_of else q.domain)   # a map yields its keys
             if any_order:
                 src = dom
             elif not T.is_ordered_iteration(self.t(q.domain)):
                 src = f"sorted({dom})"
-            elif self._distinct(q.domain):
+            elif self._distinct(q.domain) or keys_of:
                 src = dom
+            elif self._hashable(T.element(self.t(q.domain))):   # the distinct items, in order
+                src = f"dict.fromkeys({dom})"
             else:
                 src = f"f_unique({dom})"
             earlier = {p.name for p in a.params[:i]}
@@ -343,25 +430,65 @@ class ActionLowering:
                 hoisted = self.fresh("dom")
                 self.emit(f"{hoisted} = {src}", depth)
                 src = hoisted
+                if filtered is not None and filtered[0] == q.name:   # (see ensured_loops)
+                    kept = self.fresh("ok")
+                    self.emit(f"{kept} = [{N.local(q.name)} for {N.local(q.name)} in {hoisted} "
+                              f"if {filtered[1]}]", depth)
+                    src = (hoisted, kept)
             sources.append(src)
         for i, q in enumerate(a.params):
-            if isinstance(sources[i], tuple):
+            if isinstance(sources[i], tuple) and len(sources[i]) == 3:
                 depth = self._fused_loops(q.name, *sources[i], depth)
             else:
-                src = sources[i]
+                src, walk = (sources[i], sources[i]) if isinstance(sources[i], str) else sources[i]
                 if i > 0 and budget and not src.isidentifier():
-                    src = self.fresh("dom")
+                    src = walk = self.fresh("dom")
                     self.emit(f"{src} = {sources[i]}", depth)
-                if i > 0 and budget:
+                if i > 0 and budget:   # (a filtered domain counts its candidates before the filter)
                     self.emit(f"{budget} -= len({src})", depth)
                     self.emit(f"if {budget} < 0:", depth)
                     self.emit(f"{N.stdlib('too_many_choices')}()", depth + 1)
-                self.emit(f"for {N.local(q.name)} in {src}:", depth)
+                self.emit(f"for {N.local(q.name)} in {walk}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
                 self.emit(f"if not {self.ex(g.cond)}:", depth)
                 self.emit("continue", depth + 1)
         return depth
+
+    def _choice_facts(self, a: A.ActionDecl) -> tuple:
+        """What the choices' domains tell ``frame.total``: the choices drawn
+        from seats (players, seats, a team), and (map, choice) for a choice
+        drawn from a map's keys (reading the map at it cannot fail)."""
+        seats, guards = set(), []
+        taken = set()
+        for q in a.params:
+            dom = q.domain
+            if not (self._locals_in(dom) & taken):   # (a domain reading an earlier choice: left out)
+                if self.is_seat_source(dom):
+                    seats.add(q.name)
+                if isinstance(dom, A.Call) and self.p.refs.get(id(dom)) == ("stdlib", "keys"):
+                    dom = dom.args[0]
+                t = self.t(dom)
+                if isinstance(t, tuple) and t[0] == "map" and not self._locals_in(dom):
+                    guards.append((dom, A.Name(q.name)))
+            taken.add(q.name)
+        # a guard or seat naming a choice that a later choice's name hides is dropped
+        names = [q.name for q in a.params]
+        if len(set(names)) != len(names):   # pragma: no cover - the checker refuses repeated names
+            return frozenset(), ()
+        return frozenset(seats), tuple(guards)
+
+    def _cost(self, e) -> int:
+        """A rough cost of evaluating ``e``: its nodes, a loop or a call of a
+        rule counting as many."""
+        c = 0
+        for n in A.walk(e):
+            c += 1
+            if isinstance(n, (A.Comprehension, A.Aggregate)):
+                c += 20 * len(n.fors)
+            elif isinstance(n, A.Call) and self.p.refs.get(id(n), ("?",))[0] in ("def", "can"):
+                c += 20
+        return c
 
     def _comprehension_of(self, dom, taken: set):
         """For an existence test: the set or list comprehension that ``dom`` is
@@ -403,3 +530,19 @@ class ActionLowering:
             self.subst, self.seat_vars = saved
         return depth
 
+
+
+def _mentions_name(text: str, name: str) -> bool:
+    """The generated line ``text`` uses the local ``name``."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
+
+
+def _params_read(lines: list, params: list) -> frozenset:
+    """The choices (by name) whose locals the generated function in ``lines``
+    reads; a function that does not parse alone counts as reading all."""
+    try:
+        tree = _py.parse("\n".join(lines))
+    except SyntaxError:   # pragma: no cover - the lowering emits whole functions
+        return frozenset(params)
+    loads = {n.id for n in _py.walk(tree) if isinstance(n, _py.Name) and isinstance(n.ctx, _py.Load)}
+    return frozenset(q for q in params if N.local(q) in loads)

@@ -59,6 +59,11 @@ def def_fn(name: str) -> str:
     return _mangle("d", name)
 
 
+def def_memo_fn(name: str) -> str:
+    """A def's answer kept for the very values it last read (see lower.Lowerer.memo_def)."""
+    return _mangle("dm", name)
+
+
 def proc_fn(name: str) -> str:
     """The function that runs a procedure's effects."""
     return _mangle("proc", name)
@@ -152,7 +157,7 @@ def stdlib(name: str) -> str:
     return f"f_{ident(name)}"
 
 
-_KIND_OF_TAG = {"c": "const", "k": "const", "d": "def", "proc": "proc", "init": "state", "can": "action",
+_KIND_OF_TAG = {"c": "const", "k": "const", "d": "def", "dm": "def", "proc": "proc", "init": "state", "can": "action",
                 "endc": "ending", "endw": "ending", "endk": "ending", "prop": "property",
                 "propw": "property", **{"ph" + r: "phase" for r in PHASE_ROLES},
                 **{"a" + r: "action" for r in ACTION_ROLES}}
@@ -174,7 +179,8 @@ FIXED = frozenset({"setup", "teams", "score", "S", "me", "X", "DRY", "NP", "PLAY
 
 # Every family of names that come from the spec, by what it names (for tests and tools).
 SPEC_FAMILIES = {
-    "local": local, "value": value, "const_fn": const_fn, "def_fn": def_fn, "proc_fn": proc_fn, "init": init,
+    "local": local, "value": value, "const_fn": const_fn, "def_fn": def_fn, "def_memo_fn": def_memo_fn,
+    "proc_fn": proc_fn, "init": init,
     "can": can, "ending_cond": ending_cond, "ending_winners": ending_winners,
     "ending_rank": ending_rank, "prop": prop, "prop_when": prop_when,
     **{f"phase_{r}": (lambda n, r=r: phase(r, n)) for r in PHASE_ROLES},

@@ -49,6 +49,34 @@ def kept_choices(st):
 
 
 def _list(g, st) -> Moves:
+    """The moves of ``st``: each action's listing in turn (its kept choices
+    where the `done when` test listed them). The usual case runs without the
+    bookkeeping that only an error needs; should a listing fail or the moves
+    be too many, the listing runs again step by step (``_list_steps``: the
+    listings change nothing, so it meets the same error), which words it."""
+    ctl, S = st.ctl, st.S
+    me = ctl[4][ctl[2] % len(ctl[4])]
+    out = Moves()
+    ends = out.ends = []
+    m = st._memo
+    listing = g._move_listing[g.rounds[ctl[0]][ctl[1]][1][ctl[3]]]
+    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else ()
+    most = R.MAX_LEGAL
+    try:
+        for _, choices, ai in listing:
+            out += memo[ai] if ai in memo else choices(S, me)
+            n = len(out)
+            if n > most:
+                break
+            ends.append((n, ai))
+        else:
+            return out
+    except Exception:
+        pass
+    return _list_steps(g, st)
+
+
+def _list_steps(g, st) -> Moves:
     ctl, S = st.ctl, st.S
     me = ctl[4][ctl[2] % len(ctl[4])]
     out = Moves()

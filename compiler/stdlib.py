@@ -107,7 +107,7 @@ def _collinear_subsets_summing(weights, total):
     weights, a pruned search gives them in the lexicographic order of their
     indices; a line with a weight <= 0 is searched exhaustively, by size."""
     out = []
-    if any(w <= 0 for w in weights.values()):
+    if weights and min(weights.values()) <= 0:
         for line in _lines(weights):
             ws = [weights[q] for q in line]
             if min(ws) <= 0:   # no pruning possible: try every subset
@@ -146,11 +146,18 @@ def _collinear_subsets_summing(weights, total):
             e[0] += w
             e.append(p)
     for g in (rows, cols, diagonals, antidiagonals):
-        for key in sorted(g):
+        # only the groups of 2+ positions worth the total or more, in the order of their keys
+        keys = [key for key, entry in g.items() if len(entry) >= 3 and entry[0] >= total]
+        if len(keys) > 1:
+            keys.sort()
+        for key in keys:
             entry = g[key]
-            if len(entry) >= 3 and entry[0] >= total:
-                line = sorted(entry[1:])
-                _subsets_summing(line, [weights[q] for q in line], total, out)
+            if len(entry) == 3:   # two positions: a subset only when they make the total together
+                if entry[0] == total:
+                    out.append(frozenset(entry[1:]))
+                continue
+            line = sorted(entry[1:])
+            _subsets_summing(line, [weights[q] for q in line], total, out)
     return tuple(out)
 
 

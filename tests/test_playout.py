@@ -120,3 +120,40 @@ def test_explicit_chance_outcome_finds_its_action_without_listing():
     assert seen == 5
     again = game.state_from_json(st.to_json())
     assert again.to_json() == st.to_json()
+
+
+FAILING_LISTING = """
+game failing_listing { title: "Failing listing" players: 2..2 }
+state {
+  table: map[int, int] = {1: 10} visible all
+  n: int = 0 visible all
+}
+flow { round { turns in seats: go } }
+phase go {
+  action first(i: int in range(FIRST)) { n = n + 1  end phase }
+  action second(k: int in [1, 2], i: int in range(SECOND))
+    when table[k] > 0
+  { n = n + 1  end phase }
+}
+ending over after_turn when n > 5 => tie
+"""
+
+
+@pytest.mark.parametrize("first,second,error", [
+    (3, 1, "the choices of action `second`.*KeyError"),          # a listing that fails
+    (60000, 1, "the choices of action `second`.*KeyError"),      # (after many moves)
+    (60000, 45000, "second.*more than 100,000 legal actions"),   # the second listing passes the limit
+])
+def test_a_listing_that_fails_is_worded_as_legal_actions_words_it(tmp_path, first, second, error):
+    path = tmp_path / "failing.atoll"
+    text = FAILING_LISTING.replace("FIRST", str(first)).replace("SECOND", str(second))
+    if second > 1:
+        text = text.replace("table[k] > 0", "k > 0")
+    path.write_text(text)
+    game = atoll.load(str(path), players=2)
+    st = game.new_initial_state(seed=0)
+    with pytest.raises(ModelError, match=error) as by_actions:
+        st.clone().legal_actions()
+    with pytest.raises(ModelError, match=error) as by_moves:
+        st.legal_moves()
+    assert str(by_moves.value) == str(by_actions.value)
