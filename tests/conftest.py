@@ -32,8 +32,11 @@ def verify_cache(tmp_path_factory):
 # The shipped specs' verification (test_specs) is the longest piece of work:
 # each spec is a unit of its own, so that both workers share it, and these
 # units go first, then the docs site that shows their verdicts (it reads
-# them from the shared cache), then the other modules, most tests first.
+# them from the shared cache), then the modules that hold one long test
+# (measured with --durations; a stale entry only changes the order), then
+# the other modules, most tests first: short units are left to fill the end.
 _SPECS, _SITE = "test_specs.py", "test_sphinx_site.py"
+_LONG = ("test_play.py", "test_fuzz.py", "test_players_prose.py", "test_induction.py", "test_fuzz_specs.py")
 
 
 def _scope(nodeid: str) -> str:
@@ -46,7 +49,7 @@ def pytest_collection_modifyitems(config, items):
 
     def rank(item):
         name = item.path.name
-        first = 0 if name == _SPECS else 1 if name == _SITE else 2
+        first = 0 if name == _SPECS else 1 if name == _SITE else 2 if name in _LONG else 3
         return (first, -sizes[_scope(item.nodeid)], _scope(item.nodeid))
     items.sort(key=rank)   # stable: the tests of a unit keep their order
 
