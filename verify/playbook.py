@@ -105,13 +105,14 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
     runs = [Run(None, [], 0, seed) for _ in checks]
     actions, picks = [], []
     hashes: list = []
+    memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
     random_choices = 0
     steps = 0
     state = None
 
     def position_hash():
         while len(hashes) <= steps:
-            hashes.append(hash(_position(game, state)))
+            hashes.append(hash(_position(game, state, memo)))
 
     shared_states: dict = {}
 

@@ -153,6 +153,7 @@ class PlayCheck:
         kind = self.pr.kind
         terminates = kind == "terminates"
         seen = set() if self.record_states else None
+        memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
         cap = run.cap = self.cap_for(state)
         deadline = self.deadline
         last_key, last_measure = None, None
@@ -166,7 +167,7 @@ class PlayCheck:
         steps = 0
         while problem is None and not state.is_terminal():
             if seen is not None:
-                seen.add(hash(_position(g, state)))
+                seen.add(hash(_position(g, state, memo)))
             if stop_at is not None and steps >= stop_at:
                 run.cut = "cap"
                 break
@@ -223,7 +224,7 @@ class PlayCheck:
                 problem = self.check(state)
                 dirty = 0
         if seen is not None:
-            seen.add(hash(_position(g, state)))
+            seen.add(hash(_position(g, state, memo)))
             run.states = tuple(seen)
         if problem is not None:
             run.violation, run.outcome, run.cut = problem, "violation", None
@@ -358,9 +359,9 @@ def move_id(state, moves, i: int) -> int:
     return moves[i].id
 
 
-def _position(game, st):
+def _position(game, st, memo=None):
     from atoll.verify.explore import state_key
-    return state_key(game, st)
+    return state_key(game, st, memo)
 
 
 def change_text(codec, t, old, new) -> str:
