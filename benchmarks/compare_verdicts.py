@@ -9,6 +9,11 @@ budget of play can cut on a loaded machine: two such verdicts that differ
 only in N are listed apart, with the games each run did not play for lack
 of time. Exit status 0 when every verdict is the same (up to those N), 1
 otherwise.
+
+With ``--evidence``, the evidence of the checks by search and play is
+compared too (games, actions, distinct states, decision states, endings...):
+a faster verifier must rest its verdicts on the same games and searches.
+Rows whose games the time budget cut are left out of that comparison.
 """
 from __future__ import annotations
 
@@ -53,8 +58,40 @@ def compare(before: dict, after: dict) -> dict:
     return {"same": same, "games": by_games, "differ": differ}
 
 
+EVIDENCE_KEYS = ("played", "uniform", "steered", "actions", "longest", "distinct states",
+                 "random choices", "endings", "cut at the cap", "states", "states met",
+                 "decision states", "chance states", "final states", "depth", "positions", "setups")
+
+
+def _evidence(r: dict) -> dict:
+    ev = (r.get("detail") or {}).get("evidence") or {}
+    if not isinstance(ev, dict):
+        return {}
+    out = {}
+    for part, d in ev.items():
+        if isinstance(d, dict):
+            out[part] = {k: d[k] for k in EVIDENCE_KEYS if k in d}
+    return out
+
+
+def compare_evidence(before: dict, after: dict) -> list:
+    """The rows (both computed, no game cut by time) whose evidence differs."""
+    out = []
+    for key in sorted(set(before) & set(after)):
+        a, b = before[key], after[key]
+        if games_cut(a) or games_cut(b):
+            continue
+        ea, eb = _evidence(a), _evidence(b)
+        for part in sorted(set(ea) | set(eb)):
+            if ea.get(part) != eb.get(part):
+                out.append((key, part, ea.get(part), eb.get(part)))
+    return out
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    evidence = "--evidence" in argv
+    argv = [a for a in argv if a != "--evidence"]
     before, after = rows(argv[0]), rows(argv[1])
     c = compare(before, after)
     shared = sum("(shared)" in r["method"] for r in after.values())
@@ -69,7 +106,14 @@ def main(argv=None) -> int:
         print(f"{len(c['differ'])} DIFFERENT verdicts:")
         for key, va, vb in c["differ"]:
             print(f"  {key[0]} ({key[1]} players, {key[2]}): {va} -> {vb}")
-    return 1 if c["differ"] else 0
+    bad = bool(c["differ"])
+    if evidence:
+        diff = compare_evidence(before, after)
+        print(f"evidence: {len(diff)} differences")
+        for key, part, ea, eb in diff:
+            print(f"  {key[0]} ({key[1]} players, {key[2]}) {part}:\n    before {ea}\n    after  {eb}")
+        bad = bad or bool(diff)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

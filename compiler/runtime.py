@@ -100,9 +100,11 @@ class Action:
         return self._id
 
     def __str__(self) -> str:
-        if self._label is None:
-            self._label = self._game._label(self.kind, self.params)
-        return self._label
+        label = self._label
+        if label is None or label is False:   # False: a simultaneous move, its player named
+            text = self._game._label(self.kind, self.params)
+            label = self._label = text if label is None else f"player {self.player}: {text}"
+        return label
 
     def __repr__(self) -> str:
         return f"<Action {self} id={self.id}>"
@@ -167,7 +169,7 @@ class State:
                                                        list(self.pending[4]))
         c._hist = list(self._hist)
         c.chance_mode = self.chance_mode
-        c._legal = None
+        c._legal = self._legal   # the same position: the same legal moves (a list never changed)
         c._events = []
         c.choosing = self.choosing
         c.chosen = list(self.chosen)
@@ -629,7 +631,7 @@ class Game(FlowEngine, GameText):
                      simultaneous: bool = False) -> Action:
         if simultaneous:
             return Action(spec.name, params, self._action_id(spec, params, player), player,
-                          f"player {player}: {self._label(spec.name, params)}", self)
+                          False, self)   # labelled when first shown
         return Action(spec.name, params, None, player, None, self)
 
     def _label(self, kind: str, params: tuple) -> str:

@@ -150,12 +150,14 @@ def test_induction_follows_setup_once_per_game(game, monkeypatch):
     fresh = []
     for pr in props:
         induction._SETUPS.pop(g, None)
+        induction._BASES.pop(g, None)
         fresh.append(induction.check_induction(prog, g, pr, 5000))
     calls = []
     real = induction.Abstraction.before_setup
     monkeypatch.setattr(induction.Abstraction, "before_setup",
                         lambda self, cons: calls.append(1) or real(self, cons))
     induction._SETUPS.pop(g, None)
+    induction._BASES.pop(g, None)
     kept = [induction.check_induction(prog, g, pr, 5000) for pr in props]
     assert kept == fresh and fresh[1][1]["step"] == "setup"
     assert len(calls) == 1

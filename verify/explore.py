@@ -78,10 +78,32 @@ def _slot(v):
     return v
 
 
-def state_key(game, st):
+def _slot_kept(v, memo: dict):
+    """``_slot(v)``, kept in ``memo`` by the value's identity (a state shares
+    most of its values with the state before it: an effect puts a new value
+    only in the slots it writes). The memo holds the value, so that its id
+    is not given to another object while the memo lives."""
+    cls = v.__class__
+    if cls is int or cls is bool or v is None or cls is str:
+        return v
+    m = memo.get(id(v))
+    if m is not None and m[0] is v:
+        return m[1]
+    out = _slot(v)
+    memo[id(v)] = (v, out)
+    return out
+
+
+def state_key(game, st, memo: Optional[dict] = None):
     """What makes two states the same position: everything but the history,
-    the random stream and, when no rule reads it, the round number."""
+    the random stream and, when no rule reads it, the round number.
+    ``memo``: a dict kept over states of one game or search, to reuse the
+    hashable stand-ins of the values they share (see ``_slot_kept``)."""
     values = st.S if game.info.get("reads_round", True) else st.S[1:]
+    if memo is not None:
+        slots = tuple([_slot_kept(v, memo) for v in values])
+    else:
+        slots = tuple(_slot(v) for v in values)
     pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
                                                _freeze(st.pending[2]))
     ctl = st.ctl
@@ -93,7 +115,7 @@ def state_key(game, st):
         None if st.choosing is None else
         (st.choosing[0], st.choosing[3], _freeze(st.choosing[1]), _action_key(st.choosing[4]),
          _freeze(st.choosing[5])), _freeze(st.chosen))
-    return (tuple(_slot(v) for v in values), _freeze(tuple(ctl)), st.outcome, pending, choice)
+    return (slots, _freeze(tuple(ctl)), st.outcome, pending, choice)
 
 
 def _action_key(action):
@@ -161,7 +183,8 @@ def _sampled_outcomes(st, k: int, rng) -> list:
 def _build(game, start, max_states: int, chance_k: Optional[int] = None) -> Graph:
     import random
     rng = random.Random(0)
-    k0 = state_key(game, start)
+    memo: dict = {}
+    k0 = state_key(game, start, memo)
     g = Graph([], {k0: start}, {k0: 0}, {k0: None}, {}, {}, "exhausted")
     level = [k0]
     depth = 0
@@ -193,7 +216,7 @@ def _build(game, start, max_states: int, chance_k: Optional[int] = None) -> Grap
                 except ModelError as e:
                     g.outcome, g.error = "error", (k, f"model error: {e}", (a.id,))
                     return g
-                ck = state_key(game, c)
+                ck = state_key(game, c, memo)
                 out.append((ck, a.id))
                 if c.is_chance_node() and before is not None:
                     g.anchor.setdefault(ck, before)

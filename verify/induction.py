@@ -116,16 +116,43 @@ def _forget(v):
 
 def base_case(ab, prog, game, props, timeout_ms):
     """None when each invariant holds after setup for every outcome, else
-    (name, values). Setup is followed with its collections exact first (a
-    short try), then known by their sizes only (a shuffled deck of 48 cards
-    is too much for z3 item by item, and most invariants count)."""
-    try:
-        return _base(ab, prog, game, props, min(timeout_ms, 5000), exact=True)
-    except Unsupported:
-        return _base(ab, prog, game, props, timeout_ms, exact=False)
+    (name, values). Each invariant is decided on its own, once per game
+    (another invariant that assumes it asks the same question): first with
+    setup's collections known by their sizes only (a shuffled deck of 48
+    cards is too much for z3 item by item, and most invariants count; an
+    answer "holds" there holds for every outcome, the sizes being an
+    abstraction of the exact values), then, when that cannot decide or shows
+    a state that may be spurious, with the collections setup built from
+    constants exact (a short try). The exact answer wins when there is one;
+    otherwise the sizes' answer stands."""
+    for p in props:
+        bad = _base_one(ab, prog, game, p, timeout_ms)
+        if bad is not None:
+            return bad
+    return None
 
 
 _SETUPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_BASES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _base_one(ab, prog, game, p, timeout_ms):
+    kept = _BASES.setdefault(game, {})
+    key = (p.name, timeout_ms)
+    if key not in kept:
+        try:
+            kept[key] = _base(ab, prog, game, p, timeout_ms, exact=False)
+        except Unsupported as e:
+            kept[key] = e
+        if kept[key] is not None:   # the sizes could not decide, or found a state: exactly
+            try:
+                kept[key] = _base(ab, prog, game, p, min(timeout_ms, 5000), exact=True)
+            except Unsupported:
+                pass
+    found = kept[key]
+    if isinstance(found, Unsupported):
+        raise found
+    return found
 
 
 def _setup(ab, prog, game, exact: bool):
@@ -134,8 +161,10 @@ def _setup(ab, prog, game, exact: bool):
     kept = _SETUPS.setdefault(game, {})
     if exact not in kept:
         try:
-            cons = []
-            st = ab.before_setup(cons)
+            if "before" not in kept:   # the state before setup, made once for both ways
+                cons0: list = []
+                kept["before"] = (ab.before_setup(cons0), cons0)
+            st, cons = dict(kept["before"][0]), list(kept["before"][1])
             if not exact:
                 st = {k: _forget(v) for k, v in st.items()}
             me = z3.FreshInt("me")
@@ -152,12 +181,11 @@ def _setup(ab, prog, game, exact: bool):
     return dict(st), me, list(cons)
 
 
-def _base(ab, prog, game, props, timeout_ms, exact: bool):
+def _base(ab, prog, game, p, timeout_ms, exact: bool):
     st, me, cons = _setup(ab, prog, game, exact)
-    for p in props:
-        m = _solve(cons, z3.Not(_holds(ab, st, me, cons, p)), timeout_ms)
-        if m is not None:
-            return p.name, _values(m, st, _reads(prog, [p]))
+    m = _solve(cons, z3.Not(_holds(ab, st, me, cons, p)), timeout_ms)
+    if m is not None:
+        return p.name, _values(m, st, _reads(prog, [p]))
     return None
 
 

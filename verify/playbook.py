@@ -28,6 +28,7 @@ import weakref
 from typing import Optional
 
 from atoll.compiler.runtime import ModelError
+from atoll.verify.reads import changed as changed_slots
 from atoll.verify.runs import PlayCheck, PropertyError, Run, _position, move_id
 
 # The kinds checked by play whose uniform games can be shared. A measure per
@@ -48,13 +49,17 @@ def wanted(pr) -> tuple:
 class _Watch:
     """One property's view of a shared game: the checks :meth:`PlayCheck._play`
     makes, state by state."""
-    __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure")
+    __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure", "skip", "dirty")
 
     def __init__(self, chk: PlayCheck, run: Run):
         self.chk, self.run = chk, run
         self.terminates = chk.pr.kind == "terminates"
         self.cap = 0
         self.last_key = self.last_measure = None
+        # the slots its check reads, as bits: a state where none of them changed
+        # gives the same answer as the one before (``verify.reads``); None: always check
+        self.skip = chk.reads if chk.pr.kind in ("invariant", "reachable") else None
+        self.dirty = 0   # for a measure: the slots changed since it was last evaluated
 
     def start(self, state) -> Optional[str]:
         chk = self.chk
@@ -66,7 +71,7 @@ class _Watch:
                 problem = f"the measure is negative ({self.last_measure}) at the start"
         return problem
 
-    def after(self, state, steps: int, by_kind=None) -> Optional[str]:
+    def after(self, state, steps: int, by_kind=None, changed: int = -1) -> Optional[str]:
         chk = self.chk
         if by_kind is not None and chk.pr.kind == "action_invariant":
             if state.is_terminal() or state.is_chance_node():
@@ -74,9 +79,15 @@ class _Watch:
             return chk.bad_action(state, by_kind())
         if not self.terminates:
             return chk.check(state)
+        self.dirty |= changed
         key = chk.step_key(state, steps)
         if key != self.last_key and not state.is_terminal():
-            m = chk.measure(state)
+            reads = chk.reads
+            if reads is None or self.dirty & reads:
+                m = chk.measure(state)
+                self.dirty = 0
+            else:   # none of the slots it reads changed since it was evaluated: the same value
+                m = self.last_measure
             last, self.last_key, self.last_measure = self.last_measure, key, m
             if m < 0:
                 return f"the measure fell below zero ({m})"
@@ -94,13 +105,14 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
     runs = [Run(None, [], 0, seed) for _ in checks]
     actions, picks = [], []
     hashes: list = []
+    memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
     random_choices = 0
     steps = 0
     state = None
 
     def position_hash():
         while len(hashes) <= steps:
-            hashes.append(hash(_position(game, state)))
+            hashes.append(hash(_position(game, state, memo)))
 
     shared_states: dict = {}
 
@@ -198,6 +210,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             random_choices += 1
         aid = move_id(state, legal, i)
         picks.append(i)
+        before = list(state.S)   # (a copy: the changed slots are told by identity)
         try:
             state.apply_move(i)
         except ModelError as e:   # the state is as it was: its actions are the same
@@ -207,6 +220,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             break
         actions.append(aid)
         steps += 1
+        changed = changed_slots(before, state.S)
         grouped = None
 
         def by_kind():   # the legal actions by kind, once per state for every action invariant
@@ -216,7 +230,15 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                 for x in state.legal_actions():
                     grouped.setdefault(x.kind, []).append(x)
             return grouped
-        active = [w for w in active if watching(w, lambda w=w: w.after(state, steps, by_kind))]
+        going = not state.is_terminal()
+        still = []
+        for w in active:
+            skip = w.skip
+            if skip is not None and going and not (changed & skip):
+                still.append(w)   # it read nothing that changed: it still holds (or is not reached)
+            elif watching(w, lambda w=w: w.after(state, steps, by_kind, changed)):
+                still.append(w)
+        active = still
     return runs
 
 

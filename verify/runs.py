@@ -22,6 +22,7 @@ from atoll.compiler import names as N
 from atoll.compiler.playout import Moves, move_kind
 from atoll.compiler.runtime import ModelError
 from atoll.render import label, move_label, view_types
+from atoll.verify.reads import changed as changed_slots, mask, slots_read
 from atoll.grammar import ast as A
 
 
@@ -58,6 +59,8 @@ class PlayCheck:
         self.record_states = False
         self.position = ""     # the position the last trace ended in, as text
         self.leaks = None
+        # the slots of S the property's function reads, as bits (verify.reads), or None
+        self.reads = _reads_mask(game, pr) if self.fn is not None else None
         if pr.kind == "no_leak":   # compares the ways a secret choice can be made
             from atoll.verify.secrets import LeakCheck
             self.leaks = LeakCheck(game)
@@ -150,9 +153,12 @@ class PlayCheck:
         kind = self.pr.kind
         terminates = kind == "terminates"
         seen = set() if self.record_states else None
+        memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
         cap = run.cap = self.cap_for(state)
         deadline = self.deadline
         last_key, last_measure = None, None
+        reads = self.reads if kind in ("invariant", "reachable", "terminates") else None
+        dirty = 0   # the slots changed since the property was last evaluated
         problem = self.check(state)
         if terminates:
             last_key, last_measure = self.step_key(state, 0), self.measure(state)
@@ -161,7 +167,7 @@ class PlayCheck:
         steps = 0
         while problem is None and not state.is_terminal():
             if seen is not None:
-                seen.add(hash(_position(g, state)))
+                seen.add(hash(_position(g, state, memo)))
             if stop_at is not None and steps >= stop_at:
                 run.cut = "cap"
                 break
@@ -190,14 +196,21 @@ class PlayCheck:
             a = legal[i]
             run.choices.append(i)
             self._last = a   # its label is written only if it fails
+            before = list(state.S) if reads is not None else None
             state.apply_action(a)
             self._last = None
             run.actions.append(a.id)
             steps += 1
+            if reads is not None:
+                dirty |= changed_slots(before, state.S)
             if terminates:
                 key = self.step_key(state, steps)
                 if key != last_key and not state.is_terminal():
-                    m = self.measure(state)
+                    if reads is None or dirty & reads:
+                        m = self.measure(state)
+                        dirty = 0
+                    else:   # none of the slots it reads changed since: the same value
+                        m = last_measure
                     if m < 0:
                         problem = f"the measure fell below zero ({m})"
                     elif m >= last_measure:
@@ -205,10 +218,13 @@ class PlayCheck:
                                    f"{'an' if self.pr.step == 'action' else 'a'} {self.pr.step}: "
                                    f"{last_measure} then {m}")
                     last_key, last_measure = key, m
+            elif reads is not None and not (dirty & reads) and not state.is_terminal():
+                pass   # it read nothing that changed: the same answer as before (no problem)
             else:
                 problem = self.check(state)
+                dirty = 0
         if seen is not None:
-            seen.add(hash(_position(g, state)))
+            seen.add(hash(_position(g, state, memo)))
             run.states = tuple(seen)
         if problem is not None:
             run.violation, run.outcome, run.cut = problem, "violation", None
@@ -318,6 +334,14 @@ class PlayCheck:
         return out
 
 
+def _reads_mask(game, pr) -> Optional[int]:
+    """The slots a property about one state reads (an invariant, a goal, a
+    measure), as bits; None for any other kind, or when they cannot be told."""
+    if pr.kind not in ("invariant", "reachable", "terminates"):
+        return None
+    return mask(slots_read(game, N.prop(pr.name)))
+
+
 def _describe(st) -> str:
     """The position a trace ends in, as text (shown with every counterexample)."""
     try:
@@ -335,9 +359,9 @@ def move_id(state, moves, i: int) -> int:
     return moves[i].id
 
 
-def _position(game, st):
+def _position(game, st, memo=None):
     from atoll.verify.explore import state_key
-    return state_key(game, st)
+    return state_key(game, st, memo)
 
 
 def change_text(codec, t, old, new) -> str:

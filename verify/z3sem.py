@@ -43,7 +43,7 @@ from atoll.verify import z3tiles
 
 
 from atoll.verify.z3values import (  # noqa: F401 - shared with the rest of the z3 layer
-    MAX_ITEMS, Unsupported, TRUE, FALSE, Coll, SMap, Opt, simp, is_true, eq,
+    MAX_ITEMS, Unsupported, TRUE, FALSE, Coll, SMap, Opt, simp, is_true, eq, literal, SYMBOLIC,
     less, member, ite, dedupe, positions, count, floor_div, floor_mod)
 
 
@@ -290,10 +290,21 @@ class Z3Eval:
                                             for k, v in zip(e.keys, e.values)])
 
     def make_map(self, entries):
-        """Later entries win for equal keys, as in the Python meaning."""
+        """Later entries win for equal keys, as in the Python meaning. Keys
+        written out as literals are compared here (a later entry with another
+        literal key never hides this one): the same conditions, without a
+        z3 term for every pair."""
+        keys = [literal(k) for k, _, _ in entries]
         out = []
         for j, (k, v, c) in enumerate(entries):
-            later = [z3.And(c2, eq(k2, k)) for k2, _, c2 in entries[j + 1:]]
+            lk = keys[j]
+            later = []
+            for j2 in range(j + 1, len(entries)):
+                l2 = keys[j2]
+                if lk is SYMBOLIC or l2 is SYMBOLIC:
+                    later.append(z3.And(entries[j2][2], eq(entries[j2][0], k)))
+                elif l2 == lk:
+                    later.append(entries[j2][2])
             out.append((k, v, z3.And(c, z3.Not(z3.Or(later))) if later else c))
         return SMap(out)
 
@@ -389,7 +400,10 @@ class Z3Eval:
                 out, entries = entries[-1][1], entries[:-1]
             else:
                 out = self.fresh(t[2], "missing")   # a missing key: any value
+            lkey = literal(key)
             for k, v, c in reversed(entries):
+                if lkey is not SYMBOLIC and literal(k) not in (SYMBOLIC, lkey):
+                    continue   # another key, written out: never this entry
                 out = self.ite(z3.And(c, eq(k, key)), v, out)
             return out
         if isinstance(obj, Coll):   # the key-th present item

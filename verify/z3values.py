@@ -84,6 +84,38 @@ def eq(a, b):
     return a == b
 
 
+SYMBOLIC = object()   # what ``literal`` gives for a value that is not written out
+
+
+def literal(x):
+    """A value written out as literals, as a hashable Python value (each
+    scalar tagged with its kind), or ``SYMBOLIC``. Two literals are equal as
+    values exactly when these are equal."""
+    if isinstance(x, z3.ExprRef):
+        if z3.is_int_value(x):
+            return ("int", x.as_long())
+        if z3.is_true(x) or z3.is_false(x):
+            return ("bool", z3.is_true(x))
+        if z3.is_string_value(x):
+            return ("str", x.as_string())
+        return SYMBOLIC
+    if isinstance(x, tuple):
+        out = tuple(literal(y) for y in x)
+        return SYMBOLIC if any(y is SYMBOLIC for y in out) else ("tuple", out)
+    return SYMBOLIC
+
+
+def literal_eq(a, b):
+    """Whether two values written out as literals are equal (True or False),
+    decided here without z3; None when either is symbolic (``eq(a, b)`` is
+    then the z3 constant of that answer)."""
+    la = literal(a)
+    if la is SYMBOLIC:
+        return None
+    lb = literal(b)
+    return None if lb is SYMBOLIC else la == lb
+
+
 def less(a, b):
     """The language's order on values: ints, then tuples lexicographically;
     ``none`` before every value of a maybe."""
