@@ -103,8 +103,10 @@ FRAME = ('game fuzz { title: "Fuzz" players: 2..3 }\n'
 DECLARATIONS = sorted({r.expansion[0].name for r in _RULES if r.origin.name == "item"}
                       - {"game_decl", "flow_decl", "extends_decl", "override_decl"})
 assert {"const_decl", "phase_decl", "state_decl"} <= set(DECLARATIONS), DECLARATIONS
-FRAMED_PROGRAMS = st.lists(st.one_of([_lark(r) for r in DECLARATIONS]), min_size=1,
-                           max_size=4).map(lambda items: FRAME + "\n".join(items) + "\n")
+# deferred: the per-rule generators are built when first drawn (about 3 s),
+# not when the suite is collected
+FRAMED_PROGRAMS = st.deferred(lambda: st.lists(st.one_of([_lark(r) for r in DECLARATIONS]), min_size=1,
+                                               max_size=4).map(lambda items: FRAME + "\n".join(items) + "\n"))
 
 # ---------------------------------------------------------------- known bugs
 
