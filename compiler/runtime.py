@@ -547,7 +547,7 @@ class Game(FlowEngine, GameText):
             # the type of each outcome given so far: that of the draw
             # that took it (draws of one transaction may differ in type)
             given = list(forced or [])
-            types = [ev[2] for ev in X.events if ev[0] != "note"][:len(given)]
+            types = [ev[2] for ev in X.events if ev[0] not in ("note", "chose")][:len(given)]
             st.pending = (aid, given, e.bag, e.elem_type, types)
             st._legal = None
             st._events = X.events + [("waits", e.how)]

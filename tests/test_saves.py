@@ -392,3 +392,34 @@ def test_a_step_whose_draws_differ_in_type_saves_and_loads(tmp_path):
     t.apply_action(t.chance_outcomes()[1][0])
     s.apply_action(s.chance_outcomes()[1][0])
     assert t == s
+
+
+def test_a_save_part_way_through_draws_after_a_choice_keeps_each_outcomes_type():
+    """An effect that asks a player to choose (here a colour) and then draws
+    twice (cards) waits for chance with one card given: the save must type
+    that card by the draw that took it, not by the choice made before it
+    (it was typed as the colour, and `to_json` failed: found by planting
+    bugs for issue 19). La Isla, 2 players, explicit chance with the outcomes
+    drawn by their probabilities: seeds 2 and 8 reach such a state."""
+    import random
+    import atoll
+    from helpers import SPEC
+    game = atoll.load(SPEC / "la_isla.atoll", players=2)
+    saved = 0
+    for seed in (2, 8):
+        rng = random.Random(seed)
+        st = game.new_initial_state(seed=seed, chance="explicit")
+        after_chance = False
+        while not st.is_terminal():
+            if st.is_chance_node():
+                if after_chance:
+                    text = st.to_json()
+                    assert game.state_from_json(text).to_json() == text
+                    saved += 1
+                outs = st.chance_outcomes()   # drawn by their probabilities, from the game's own stream
+                st.apply_action(rng.choices([a for a, _ in outs], [p for _, p in outs])[0])
+                after_chance = True
+            else:
+                st.apply_action(rng.choice(st.legal_actions()))
+                after_chance = False
+    assert saved > 0
