@@ -127,12 +127,14 @@ def _seed_with_start(tmp_path, text, value):
     raise AssertionError("no seed gives that start")
 
 
-def test_the_start_of_the_measure_is_checked_for_every_setup_outcome(tmp_path):
-    seed = _seed_with_start(tmp_path, START, 3)   # the seed where the measure starts at 3
-    r = verdict(tmp_path, START, "ends", seed=seed)
-    # from -3 the game never reaches 0: no proof from z3 (the start may be below 0), and the search shows it
+@pytest.mark.parametrize("low", [-3, -1])   # -1: the boundary (a check of `< -1` passes -3 but not -1)
+def test_the_start_of_the_measure_is_checked_for_every_setup_outcome(tmp_path, low):
+    text = START.replace("bag([3, -3])", f"bag([3, {low}])")
+    seed = _seed_with_start(tmp_path, text, 3)   # the seed where the measure starts at 3
+    r = verdict(tmp_path, text, "ends", seed=seed)
+    # from below 0 the game never reaches 0: no proof from z3 (the start may be below 0), and the search shows it
     assert r.verdict == V.VIOLATED, r.detail
-    assert "may start below 0 (at -3" in r.detail["z3"], r.detail
+    assert f"may start below 0 (at {low}" in r.detail["z3"], r.detail
 
 
 def test_a_start_that_is_nonnegative_for_every_outcome_is_proved_with_the_largest(tmp_path):
