@@ -189,15 +189,8 @@ class ObservationEncoder:
         if self._np is None:
             import numpy   # noqa: F401 - raises the ImportError that names what is missing
         pub, own = self._update(st, player)
-        out = pub.vec.copy()   # then _overlay, written out
-        out[player] = 1.0
-        for k, y in own.vec.items():
-            out[k] = y
-        counts = pub.counts
-        for b, c in own.counts.items():
-            if c:
-                c += counts[b]
-                out[b] = c if c < INT_LIMIT else INT_LIMIT
+        out = pub.vec.copy()
+        self._overlay(out, pub, own, player)
         return out
 
     @staticmethod
