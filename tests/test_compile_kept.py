@@ -54,3 +54,26 @@ def test_walk_visits_in_the_recursive_order(spec):
     items = tuple(prog.phases.values()) + tuple(prog.endings.values())
     assert [id(n) for n in A.walk(items)] == [id(n) for n in _recursive(items)]
     assert len(list(A.walk(items))) > 30
+
+
+def test_a_compile_runs_without_the_cycle_collector_and_puts_it_back(tmp_path, monkeypatch):
+    import gc
+    seen = []
+    real = pipeline._lowered
+    monkeypatch.setattr(pipeline, "_lowered", lambda *a: seen.append(gc.isenabled()) or real(*a))
+    spec = tmp_path / "g.atoll"
+    spec.write_text(COUNTDOWN.read_text())
+    assert gc.isenabled()
+    atoll.compile_spec(spec)
+    assert seen == [False] and gc.isenabled()
+    broken = tmp_path / "broken.atoll"
+    broken.write_text("phase {{\n")
+    with pytest.raises(SpecError):
+        atoll.compile_spec(broken)
+    assert gc.isenabled()          # back on after a refused spec as well
+    gc.disable()                   # a caller that had it off finds it off
+    try:
+        atoll.compile_spec(spec)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
