@@ -340,7 +340,38 @@ def _option_value(o: A.OptionDecl, t, raw, prog: Program):
     raise ValueError(f"expected one of {', '.join(members)}" + (f"; {hint}" if hint else ""))
 
 
+@dataclass
+class Configuration:
+    """A game's configuration before its rules are specialised: the values
+    of its options, constants, teams and initial state, evaluated and checked
+    (``ns`` holds them under their generated names), as ``instantiate``
+    computes them first. Enough for what reads only values (a table of the
+    constants per configuration), at a fraction of a game's cost."""
+    ns: dict
+    players: int
+    options: dict
+    teams: tuple
+    checker: Checker
+
+
 def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional[dict] = None) -> runtime.Game:
+    c = configure(comp, players, options)
+    ns, players = c.ns, c.players
+    # The rules again, with this game's options, constants and player count
+    # folded in (the values already computed stay in the namespace).
+    prog = comp.program
+    statics = {("option", o.name): ns[N.value(o.name)] for o in prog.options.values()}
+    statics.update({("const", k.name): ns[N.value(k.name)] for k in prog.consts.values()
+                    if type(ns[N.value(k.name)]) in (int, bool, str)})
+    statics[("builtin", "player_count")] = players
+    source, code = comp.code(statics)
+    exec(code, ns)
+    return _build_game(comp, ns, players, c.options, c.teams, c.checker, source)
+
+
+def configure(comp: Compiled, players: Optional[int] = None, options: Optional[dict] = None) -> Configuration:
+    """The configuration (see ``Configuration``), or SpecError with every
+    reason it is not one the game allows, as ``instantiate`` raises it."""
     prog = comp.program
     sources = prog.sources
     checker = Checker(prog, Reporter())
@@ -418,15 +449,7 @@ def instantiate(comp: Compiled, players: Optional[int] = None, options: Optional
     with Budget():   # initial values read only constants: each is evaluated once here, within the budget
         for v in prog.state.values():
             _evaluate(ns[N.init(v.name)], f"the initial value of `{v.name}`", v.span, sources)
-    # The rules again, with this game's options, constants and player count
-    # folded in (the values already computed stay in the namespace).
-    statics = {("option", o.name): ns[N.value(o.name)] for o in prog.options.values()}
-    statics.update({("const", k.name): ns[N.value(k.name)] for k in prog.consts.values()
-                    if type(ns[N.value(k.name)]) in (int, bool, str)})
-    statics[("builtin", "player_count")] = players
-    source, code = comp.code(statics)
-    exec(code, ns)
-    return _build_game(comp, ns, players, values, teams, checker, source)
+    return Configuration(ns, players, values, teams, checker)
 
 
 def _evaluate(fn, what: str, span, sources):

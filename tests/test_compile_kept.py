@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import atoll
-from atoll.compiler import pipeline
+from atoll.compiler import names as N, pipeline
 from atoll.diagnostics import SpecError
 from atoll.grammar import ast as A
 
@@ -77,3 +77,24 @@ def test_a_compile_runs_without_the_cycle_collector_and_puts_it_back(tmp_path, m
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("players, options, refused", [
+    (2, {}, None), (4, {"mode": "cooperative"}, None),
+    (3, {"mode": "cooperative"}, "A0303"), (9, {}, "A0302"), (2, {"mode": "nonsense"}, "A0302"),
+    (2, {"no_such_option": 1}, "A0302")])
+def test_a_configuration_holds_its_games_values_and_refuses_what_the_game_refuses(players, options, refused):
+    """``configure`` (the docs' tables of constants) evaluates what
+    ``instantiate`` evaluates before specialising the rules: the same values
+    of every option and constant, the same refusals."""
+    comp = atoll.compile_spec(ROOT / "spec" / "masterislands.atoll")
+    if refused:
+        with pytest.raises(SpecError) as e:
+            pipeline.configure(comp, players, options)
+        assert [d.code for d in e.value.diagnostics] == [refused]
+        return
+    game = pipeline.instantiate(comp, players, options)
+    c = pipeline.configure(comp, players, options)
+    names = [N.value(k) for k in (*comp.program.consts, *comp.program.options)]
+    assert names and {n: c.ns[n] for n in names} == {n: game.ns[n] for n in names}
+    assert c.players == game.num_players and c.options == game.options

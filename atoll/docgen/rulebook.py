@@ -37,6 +37,7 @@ class SpecDoc:
     ends: dict[tuple, int] = field(default_factory=dict)   # span start -> last line of the declaration
     base: Optional[Path] = None              # for a variant: the game it extends
     _games: dict = field(default_factory=dict)
+    _configs: dict = field(default_factory=dict)
     memo: dict = field(default_factory=dict)   # what the figures found, computed once
 
     @property
@@ -97,6 +98,14 @@ class SpecDoc:
             self._games[key] = pipeline.instantiate(self.comp, players, options)
         return self._games[key]
 
+    def configuration(self, players: Optional[int] = None, options: Optional[dict] = None):
+        """The values of a configuration (``pipeline.Configuration``), without
+        a game's specialised rules: what the tables of values need."""
+        key = (players, tuple(sorted((options or {}).items())))
+        if key not in self._configs:
+            self._configs[key] = pipeline.configure(self.comp, players, options)
+        return self._configs[key]
+
     def configurations(self, extra: tuple = ()) -> list[tuple[int, dict]]:
         """Every player count times every value of the modes (and of the
         options in ``extra``) that the requirements allow."""
@@ -108,7 +117,7 @@ class SpecDoc:
             for combo in itertools.product(*values):
                 opts = dict(zip(axes, combo))
                 try:
-                    self.game(n, opts)
+                    self.configuration(n, opts)
                 except SpecError:
                     continue
                 out.append((n, opts))
@@ -431,9 +440,10 @@ def constant_values(doc: SpecDoc, k: A.ConstDecl) -> list[tuple[dict, str]]:
     configs = doc.configurations(tuple(o for o in reads if o not in doc.modes))
     t = doc.resolve(k.type)
     rows = []
+    codec = doc.game().codec
     for n, opts in configs:
-        g = doc.game(n, opts)
-        rows.append(({"players": n, **opts}, g.codec.text(t, g.ns[N.value(k.name)])))
+        c = doc.configuration(n, opts)
+        rows.append(({"players": n, **opts}, codec.text(t, c.ns[N.value(k.name)])))
     axes = list(rows[0][0]) if rows else []
     for a in list(axes):   # drop every axis the value does not depend on
         rest = [x for x in axes if x != a]
