@@ -71,6 +71,14 @@ class Compiled:
     diagnostics: list[Diagnostic]
     # compiled modules: None for the general one, else by the values folded into it
     _code: dict = field(default_factory=dict, repr=False, compare=False)
+    # what every configuration needs and the program alone decides (the
+    # program is not changed after the compile), computed once
+    _kept: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def kept(self, what: str, compute):
+        if what not in self._kept:
+            self._kept[what] = compute()
+        return self._kept[what]
 
     def code(self, statics: Optional[dict] = None):
         """The compiled module, general or for one game (see ``lower``)."""
@@ -397,7 +405,7 @@ def configure(comp: Compiled, players: Optional[int] = None, options: Optional[d
     if errors:
         raise SpecError(errors, sources)
 
-    ns = {"__builtins__": _builtins(prog, checker)}
+    ns = {"__builtins__": comp.kept("builtins", lambda: _builtins(prog, checker))}
     for name, (fn, _, _) in stdlib.FUNCTIONS.items():
         ns[N.stdlib(name)] = fn
     ns.update({N.stdlib(k): v for k, v in dict(
@@ -430,7 +438,7 @@ def configure(comp: Compiled, players: Optional[int] = None, options: Optional[d
                 values[o.name] = display_value(o.name, _evaluate(
                     lambda: _eval_static(o.default, prog, comp, ns), f"option `{o.name}`", o.span, sources))
             ns[N.value(o.name)] = runtime_value(o.name, values[o.name])
-        _eval_consts(prog, ns, sources)
+        _eval_consts(prog, ns, sources, comp.kept("const_order", lambda: const_order(prog)))
         for i, r in enumerate(prog.requires):
             if not _evaluate(ns[N.require_fn(i)], "a requirement", r.span, sources):
                 raise SpecError([Diagnostic("A0303", r.notes.summary or "a requirement of the game is not met",
@@ -496,10 +504,11 @@ def _describe(e: Exception) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def _eval_consts(prog: Program, ns: dict, sources) -> None:
+def _eval_consts(prog: Program, ns: dict, sources, order_cycle) -> None:
     """Evaluate the constants, each after those it reads (in any order of
-    declaration): in an order found from their references, each once."""
-    order, cycle = const_order(prog)
+    declaration): in the order ``const_order`` found from their references
+    (``order_cycle``), each once."""
+    order, cycle = order_cycle
     if cycle:
         k = prog.consts[cycle[0]]
         raise SpecError([Diagnostic(

@@ -98,3 +98,16 @@ def test_a_configuration_holds_its_games_values_and_refuses_what_the_game_refuse
     names = [N.value(k) for k in (*comp.program.consts, *comp.program.options)]
     assert names and {n: c.ns[n] for n in names} == {n: game.ns[n] for n in names}
     assert c.players == game.num_players and c.options == game.options
+
+
+def test_what_the_program_alone_decides_is_computed_once_per_compile(monkeypatch):
+    calls = []
+    real = pipeline.const_order
+    monkeypatch.setattr(pipeline, "const_order", lambda prog: calls.append(1) or real(prog))
+    comp = atoll.compile_spec(ROOT / "spec" / "masterislands.atoll")
+    for n in (2, 3, 4):
+        pipeline.configure(comp, n)
+    pipeline.instantiate(comp, 4, {"mode": "cooperative"})
+    assert len(calls) == 1
+    pipeline.configure(atoll.compile_spec(COUNTDOWN))
+    assert len(calls) == 2   # another compile: its own
