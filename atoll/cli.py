@@ -450,6 +450,7 @@ def cmd_docs(args) -> int:
         return _usage_error(f"{source} does not exist")
     if args.games is not None and args.games < 0:
         return _usage_error(f"--games must be 0 or more, not {args.games}")
+    _at_least("--jobs", args.jobs, 1)
     settings = {}
     if args.games is not None:
         settings["atoll_verify_games"] = args.games
@@ -464,7 +465,8 @@ def cmd_docs(args) -> int:
         out = Path(args.output) if args.output else Path("site")
         doctrees = out / ".atoll" / "doctrees"
         source = site.standalone_source([source.resolve()], out / ".atoll" / "source")
-    status = site.build(source, out, doctrees, settings, strict=args.strict)
+    status = site.build(source, out, doctrees, settings, strict=args.strict,
+                        jobs=args.jobs or os.cpu_count() or 1)
     if status == 0:
         print(f"atoll: the site is in {out / 'index.html'}")
         return 0
@@ -604,6 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fail on any warning, a verdict that is not the one the spec expects "
                         "included (Sphinx's -W -n, as the tests do); without it such a verdict "
                         "is printed as a warning")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="read the pages in N processes at once (default: the number of cores); "
+                        "the pages are the same as with 1")
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 
     p = add("lower", "Print the Python module a spec lowers to.", cmd_lower)

@@ -43,7 +43,10 @@ put a script into a page or a local file's content into the site.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote
@@ -214,12 +217,10 @@ class _AtollDirective(SphinxDirective):
         until the verdict is as expected."""
         env = self.env
         env.atoll_verdict_docs = getattr(env, "atoll_verdict_docs", set()) | {env.docname}
-        warned = env.atoll_warned = getattr(env, "atoll_warned", set())
         for r in results:
             key = (str(doc.path), r.players, tuple(sorted(r.options.items())), r.property)
-            if r.ok or key in warned:
+            if r.ok or not _first_warning(env, key):
                 continue
-            warned.add(key)
             opts = ", ".join(f"{k}={v}" for k, v in r.options.items() if k in r.axes)
             logger.warning(f"atoll: {doc.path.name}: property {r.property} ({r.players} players"
                            f"{', ' + opts if opts else ''}): {r.verdict}, but the spec expects "
@@ -452,8 +453,27 @@ def _generate(app) -> None:
     site.write_pages(app)
 
 
+def _warned_folder(env) -> Path:
+    return Path(env.doctreedir) / "atoll-warned"
+
+
+def _first_warning(env, key) -> bool:
+    """Whether no page of this build has warned of ``key`` yet. Pages may be
+    read in parallel processes, so the build's warnings are marks in a folder
+    that every reader shares: creating a mark succeeds once."""
+    folder = _warned_folder(env)
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / hashlib.sha256(repr(key).encode()).hexdigest()
+    try:
+        os.close(os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
 def _forget_warnings(app, env, docnames) -> None:
-    env.atoll_warned = set()
+    """A new build warns again (before any page is read, in the main process)."""
+    shutil.rmtree(_warned_folder(env), ignore_errors=True)
 
 
 def _verdict_pages(app, env, added, changed, removed) -> list[str]:
@@ -463,6 +483,11 @@ def _verdict_pages(app, env, added, changed, removed) -> list[str]:
         return []
     return sorted(d for d in getattr(env, "atoll_verdict_docs", set())
                   if d in env.found_docs and d not in removed)
+
+
+def _merge(app, env, docnames, other) -> None:
+    """A parallel read's findings joined into the main environment."""
+    env.atoll_verdict_docs = getattr(env, "atoll_verdict_docs", set()) | getattr(other, "atoll_verdict_docs", set())
 
 
 def _purge(app, env, docname) -> None:
@@ -505,10 +530,11 @@ def setup(app):
     app.connect("env-before-read-docs", _forget_warnings)
     app.connect("env-get-outdated", _verdict_pages)
     app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
     app.connect("builder-inited", _static)
     app.add_css_file("atoll.css")
     app.add_js_file("atoll-trace.js")
     skip = (_skip_node, None)
     app.add_node(trace_node, html=(_visit_trace_html, None), latex=skip, text=skip, man=skip,
                  texinfo=skip)
-    return {"version": "0.1", "parallel_read_safe": False, "parallel_write_safe": True}
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -376,3 +376,54 @@ def test_docs_refuses_what_it_cannot_build(tmp_path, capsys):
     assert main(["docs", str(tmp_path / "notes.txt")]) == 2
     err = capsys.readouterr().err
     assert "does not exist" in err and "neither a Sphinx project" in err
+
+
+def test_pages_read_in_parallel_are_the_pages_read_one_by_one(tmp_path):
+    """`atoll docs -j 2` (Sphinx reads the pages in forked processes, whose
+    findings are merged) writes the same site as `-j 1`."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    import subprocess
+    import sys
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in ("nim", "countdown", "dice_race"):
+        src = ROOT / "tests" / ("golden" if name == "countdown" else "good") / f"{name}.atoll"
+        (specs / f"{name}.atoll").write_text(src.read_text())
+    sites = {}
+    for j in (1, 2):
+        r = subprocess.run([sys.executable, "-m", "atoll.cli", "docs", str(specs), "-o", str(tmp_path / f"j{j}"),
+                            "--no-verify", "-j", str(j)], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        assert "parallel reading" not in r.stdout + r.stderr   # Sphinx would read one by one, and say so
+        sites[j] = {p.relative_to(tmp_path / f"j{j}"): p.read_bytes()
+                    for p in (tmp_path / f"j{j}").rglob("*.html")}
+    assert len(sites[1]) >= 8 and sites[1] == sites[2]
+
+
+def _mark_warnings(folder, key, out):
+    from types import SimpleNamespace
+    from atoll import sphinx as S
+    env = SimpleNamespace(doctreedir=str(folder))
+    Path(out).write_text(str([S._first_warning(env, key) for _ in range(3)]))
+
+
+def test_a_verdict_is_warned_of_once_per_build_whichever_process_reads_its_pages(tmp_path):
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    import multiprocessing
+    from types import SimpleNamespace
+    from atoll import sphinx as S
+    key = ("spec.atoll", 2, (), "never_empty")
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_mark_warnings, args=(tmp_path, key, tmp_path / f"out{i}")) for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    said = sorted((tmp_path / f"out{i}").read_text() for i in range(2))
+    assert said == ["[False, False, False]", "[True, False, False]"]   # one warning in all
+    env = SimpleNamespace(doctreedir=str(tmp_path))
+    assert not S._first_warning(env, key)
+    assert S._first_warning(env, key[:3] + ("another",))
+    S._forget_warnings(None, env, [])          # the next build warns again
+    assert S._first_warning(env, key)

@@ -284,10 +284,10 @@ def standalone_source(specs: list[Path], folder: Path) -> Path:
 
 
 def build(source: Path, outdir: Path, doctrees: Path, settings: dict, strict: bool = False,
-          quiet: bool = False) -> int:
-    """Run Sphinx (html); returns its exit status."""
+          quiet: bool = False, jobs: int = 1) -> int:
+    """Run Sphinx (html), reading the pages in ``jobs`` processes; returns its exit status."""
     from sphinx.cmd.build import build_main
-    argv = ["-b", "html", "-d", str(doctrees)]
+    argv = ["-b", "html", "-d", str(doctrees), "-j", str(max(1, jobs))]
     if strict:
         argv += ["-W", "--keep-going", "-n"]
     if quiet:
