@@ -81,6 +81,9 @@ class PhaseSpec:
     cites: tuple[str, ...]
 
 
+_SIMULTANEOUS = object()   # an Action's id not computed yet, of a move at a simultaneous step
+
+
 class Action:
     """One legal move: ``id`` is stable (the same move always has the same id),
     ``str()`` reads like the spec: ``place(c=Card(red, 3), at=(1,0))``.
@@ -95,9 +98,11 @@ class Action:
 
     @property
     def id(self) -> int:
-        if self._id is None:
-            self._id = self._game._action_id(self._game.action_by_name[self.kind], self.params)
-        return self._id
+        i = self._id
+        if i is None or i is _SIMULTANEOUS:   # the latter: the player is part of the id
+            i = self._id = self._game._action_id(self._game.action_by_name[self.kind], self.params,
+                                                 None if i is None else self.player)
+        return i
 
     def __str__(self) -> str:
         label = self._label
@@ -629,9 +634,8 @@ class Game(FlowEngine, GameText):
 
     def _make_action(self, spec: ActionSpec, params: tuple, player: int,
                      simultaneous: bool = False) -> Action:
-        if simultaneous:
-            return Action(spec.name, params, self._action_id(spec, params, player), player,
-                          False, self)   # labelled when first shown
+        if simultaneous:   # its id and label (naming the player) computed when first asked for
+            return Action(spec.name, params, _SIMULTANEOUS, player, False, self)
         return Action(spec.name, params, None, player, None, self)
 
     def _label(self, kind: str, params: tuple) -> str:
@@ -696,7 +700,11 @@ class Game(FlowEngine, GameText):
                                 "chance_outcomes()")
         legal = st._legal if st._legal.__class__ is list else st.legal_actions()
         sim = self._sim_point(st)
-        match = next((a for a in legal if a.id == aid), None)
+        match = None
+        if isinstance(action, Action):   # found without the other moves' ids when it is one of them
+            match = next((a for a in legal if a is action), None)
+        if match is None:
+            match = next((a for a in legal if a.id == aid), None)
         if match is not None:
             spec = self.action_by_name[match.kind]
             forced = [] if st.chance_mode == "explicit" else None

@@ -28,6 +28,28 @@ def test_all_players_choose_at_a_simultaneous_node():
         "player 1: bid_tokens(n=1)", "player 1: bid_tokens(n=2)", "player 1: bid_tokens(n=3)"]
 
 
+def test_a_simultaneous_moves_id_is_computed_when_asked_for_and_names_its_player(monkeypatch):
+    """Listing the moves of a simultaneous node computes no id; asked for,
+    the id is the one of the move and its player; applying a listed move
+    computes no other move's id."""
+    from atoll.compiler import runtime
+    g = atoll.load(BIDS, players=3)
+    s = g.new_initial_state(seed=0)
+    asked = []
+    real = g._action_id
+    monkeypatch.setattr(g, "_action_id", lambda *a: asked.append(a) or real(*a))
+    legal = s.legal_actions()
+    assert asked == [] and all(a._id is runtime._SIMULTANEOUS for a in legal)
+    spec = g.action_by_name["bid_tokens"]
+    move = legal[4]
+    assert move.id == real(spec, move.params, move.player) != real(spec, move.params)
+    assert len(asked) == 1
+    other = s.legal_actions(player=2)[1]
+    s.apply_action(other)
+    assert len(asked) == 2 and asked[-1][2] == 2   # the applied move's own id only
+    assert all(a._id is runtime._SIMULTANEOUS for a in legal if a is not move and a is not other)
+
+
 def test_choices_are_hidden_until_revealed():
     g = atoll.load(BIDS, players=2)
     s = g.new_initial_state(seed=0)
