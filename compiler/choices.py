@@ -77,16 +77,19 @@ def choice_actions(game, st) -> list:
     from atoll.compiler.runtime import Action
     player, options, t, name = st.choosing[:4]
     spec = choice_spec(game, st)
-    return [Action(spec.name, (item,), game._action_id(spec, (item,)), player,
+    return [Action(spec.name, (item,), None, player,   # the id computed when asked for
                    f"player {player} chooses {name} = {game.codec.text(t, item)}", game)
             for item in options]
 
 
 def apply_choice(game, st, action) -> None:
     from atoll.compiler.runtime import Action, IllegalAction
-    aid = action.id if isinstance(action, Action) else action
     acts = choice_actions(game, st)
-    match = next((a for a in acts if a.id == aid), None) if isinstance(aid, int) else None
+    if isinstance(action, Action) and action._game is game:   # one of them: found without the ids
+        match = next((a for a in acts if a.kind == action.kind and a.params == action.params), None)
+    else:
+        aid = action.id if isinstance(action, Action) else action
+        match = next((a for a in acts if a.id == aid), None) if isinstance(aid, int) else None
     if match is None:
         player, _, _, name = st.choosing[:4]
         raise IllegalAction(f"player {player} is choosing `{name}` inside an effect: the action must be "

@@ -159,6 +159,26 @@ def test_the_effect_waits_for_the_chooser_and_happens_all_at_once(tmp_path):
     assert st.current_player() == 1 and "player 1 chose k" in " ".join(st.events())
 
 
+def test_a_choices_ids_are_computed_when_asked_for(tmp_path, monkeypatch):
+    """Listing the options of a choice computes no id; applying one computes
+    its own only; an id given instead of the action still selects it."""
+    g = atoll.load(spec(tmp_path, CHOICE))
+    st = g.new_initial_state(3)
+    st.apply_action(st.legal_actions()[0])
+    asked = []
+    real = g._action_id
+    monkeypatch.setattr(g, "_action_id", lambda *a: asked.append(a) or real(*a))
+    opts = st.legal_actions()
+    assert len(opts) == 2 and asked == [] and all(a._id is None for a in opts)
+    twin = st.clone()
+    chosen_id = opts[-1].id
+    asked.clear()
+    st.apply_action(opts[-1])
+    assert [a[1] for a in asked] == [opts[-1].params]   # the history's id of the chosen option, no other
+    twin.apply_action(chosen_id)
+    assert twin.to_json() == st.to_json()
+
+
 def test_a_choice_is_a_move_for_every_reader_of_actions(tmp_path):
     from atoll import render, terminal
     g = atoll.load(spec(tmp_path, CHOICE))
