@@ -67,6 +67,11 @@ class Layout:
         return cls(slots, names)
 
 
+# `range(n)` with n known and at most this is written out as a tuple literal
+# (what f_range returns, there without a call; n <= 0 gives the empty tuple).
+_SMALL_RANGE = 16
+
+
 class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
     def __init__(self, prog: Program, statics: Optional[dict] = None):
         self.p = prog
@@ -333,10 +338,11 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         lt = self.t(e.left)
         if op == "notin":
             return f"({a} not in {b})"
-        if op == "/":
-            return f"f_div({a}, {b})"
-        if op == "%":
-            return f"f_mod({a}, {b})"
+        if op in ("/", "%"):
+            d = self.frame.const(e.right, self.known)
+            if type(d) is int and d != 0:   # a known divisor, not 0: f_div/f_mod are Python's // and %
+                return f"({a} {'//' if op == '/' else '%'} {b})"
+            return f"f_div({a}, {b})" if op == "/" else f"f_mod({a}, {b})"
         if op in ("+", "-") and isinstance(lt, tuple):
             if lt[0] == "set":
                 return f"({a} {'|' if op == '+' else '-'} {b})"
@@ -371,6 +377,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
         if kind == "stdlib" and ref[1] == "some":   # a present maybe is the value itself
             return self.ex(e.args[0])
+        if kind == "stdlib" and ref[1] == "range":   # a small known length: the tuple itself, built once
+            n = self.frame.const(e.args[0], self.known)
+            if type(n) is int and n <= _SMALL_RANGE:
+                return "(" + "".join(f"{i}, " for i in range(n)) + ")"
         if kind == "stdlib":
             free = stdlib.ORDER_FREE.get(ref[1], ())
             args = ", ".join(self.comprehension(a, order_matters=False)
