@@ -49,5 +49,12 @@ def test_known_divisors_and_ranges_are_lowered_to_pythons_own_and_keep_their_val
     assert "(0, 1, 2, 3, )" in src and "f_range(17)" in src         # small ranges written out, not a larger one
     game = atoll.load(spec, players=2)
     got = tuple(game.ns[N.value(k)] for k in ("mods", "divs", "vars_", "ranges"))
-    assert got == _expected()
-    assert "// 3)" in game.source   # the game's own module: the option `three` is known there
+    assert got == _expected()   # the constants, computed by the general module
+    # The game's own module, where the constant `zero` and the option `three`
+    # are known too: its functions give the same values.
+    assert "// 3)" in game.source
+    xs = game.ns[N.value("xs")]
+    fn = lambda name, *args: game.ns[N.def_fn(name)](None, *args)
+    mods = tuple(fn(d, x) for d in ("m4", "mneg", "m0") for x in xs)
+    divs = tuple(fn(d, x) for d in ("d3", "dneg", "d0", "dopt") for x in xs)
+    assert (mods, divs, tuple(fn("dvar", x, y) for x in xs for y in (-3, 0, 3))) == _expected()[:3]
