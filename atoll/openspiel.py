@@ -61,6 +61,8 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player, obser
 
 __all__ = ["register"]
 
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
 
 @dataclass
 class _Entry:
@@ -347,7 +349,27 @@ class AtollState(pyspiel.State):
         return self._core.st
 
     def current_player(self):
-        return self._core.player()
+        core = self._core
+        cp = core.cp
+        return core.player() if cp is None else cp
+
+    # is_chance_node and legal_actions answer the usual cases in Python,
+    # without the call through OpenSpiel's C++ (which asks current_player
+    # back in Python up to three times): the same answers (the C++ way
+    # gives ``_legal_actions`` of the player to move where one decides).
+    def is_chance_node(self):
+        core = self._core
+        cp = core.cp
+        return (core.player() if cp is None else cp) == _CHANCE
+
+    def legal_actions(self, player=None):
+        core = self._core
+        cp = core.cp
+        if cp is None:
+            cp = core.player()
+        if cp >= 0 and (player is None or player == cp):
+            return sorted(core.moves())
+        return super().legal_actions() if player is None else super().legal_actions(player)
 
     def _legal_actions(self, player):
         return sorted(self._core.moves())
