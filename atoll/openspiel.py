@@ -61,6 +61,8 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player, obser
 
 __all__ = ["register"]
 
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
 
 @dataclass
 class _Entry:
@@ -172,11 +174,26 @@ class AtollGame(pyspiel.Game):
         self.index = ActionIndex(self.atoll, entry.num_actions)
         self.chance_index = ActionIndex(self.atoll, entry.max_chance_outcomes, "max_chance_outcomes")
         self.encoder = ObservationEncoder(self.atoll, entry.hash_size)
+        self._chance_kept = None   # (items, slots, order), see chance_slots
         self.initial = self.atoll.new_initial_state(seed=0, chance="explicit")
         entry.loaded[players] = self
 
     def new_initial_state(self):
         return AtollState(self)
+
+    def chance_slots(self, st) -> tuple:
+        """(slot -> outcome, [(slot, probability)] in slot order) at chance node ``st``.
+        The slots depend only on which items may be drawn, so they are kept
+        for the last list of items (the engine gives the same list object
+        while a draw leaves every item in the bag, see ``_ChanceNode``);
+        the probabilities are the engine's own, ``count / total``."""
+        outcomes = st._chance_counts()   # (action, count, total), counted once per node
+        items = st._chance.items
+        kept = self._chance_kept
+        if kept is None or kept[0] is not items:
+            slots, order = _chance_slots(self.chance_index, outcomes)
+            kept = self._chance_kept = (items, slots, order)
+        return kept[1], [(s, outcomes[i][1] / outcomes[i][2]) for s, i in kept[2]]
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return AtollObserver(self, iig_obs_type, params)
@@ -236,7 +253,7 @@ class _Core:
         if self.slots is None:
             st = self.st
             if st.is_chance_node():
-                self.slots, self.chances = _chance_slots(self.game.chance_index, st.chance_outcomes())
+                self.slots, self.chances = self.game.chance_slots(st)
             elif st.is_terminal():
                 self.slots, self.chances = {}, []
             else:
@@ -271,20 +288,22 @@ class _Core:
 
 
 def _chance_slots(index: ActionIndex, outcomes: list) -> tuple:
-    """(slot -> outcome, [(slot, probability)] in slot order) of a chance
-    node's ``outcomes``: the slots ``index.assign`` gives them, found by
-    their home slots when no two share one."""
+    """(slot -> outcome, [(slot, i)] in slot order, i the outcome's place in
+    ``outcomes``) of a chance node's ``outcomes`` ((action, ...) each): the
+    slots ``index.assign`` gives them, found by their home slots when no two
+    share one."""
     kept, home = index._home, index.home
     slots = {}
-    for a, _ in outcomes:
+    for o in outcomes:
+        a = o[0]
         k = a.id
         h = kept.get(k)
         slots[home(k) if h is None else h] = a
     if len(slots) < len(outcomes):   # a clash: as assign resolves it
-        slots = index.assign(a for a, _ in outcomes)
+        slots = index.assign(o[0] for o in outcomes)
         slot_of = {a.id: s for s, a in slots.items()}
-        return slots, sorted((slot_of[a.id], p) for a, p in outcomes)
-    return slots, sorted(zip(slots, [p for _, p in outcomes]))
+        return slots, sorted((slot_of[o[0].id], i) for i, o in enumerate(outcomes))
+    return slots, sorted(zip(slots, range(len(outcomes))))
 
 
 def _start(st) -> tuple:
@@ -330,7 +349,27 @@ class AtollState(pyspiel.State):
         return self._core.st
 
     def current_player(self):
-        return self._core.player()
+        core = self._core
+        cp = core.cp
+        return core.player() if cp is None else cp
+
+    # is_chance_node and legal_actions answer the usual cases in Python,
+    # without the call through OpenSpiel's C++ (which asks current_player
+    # back in Python up to three times): the same answers (the C++ way
+    # gives ``_legal_actions`` of the player to move where one decides).
+    def is_chance_node(self):
+        core = self._core
+        cp = core.cp
+        return (core.player() if cp is None else cp) == _CHANCE
+
+    def legal_actions(self, player=None):
+        core = self._core
+        cp = core.cp
+        if cp is None:
+            cp = core.player()
+        if cp >= 0 and (player is None or player == cp):
+            return sorted(core.moves())
+        return super().legal_actions() if player is None else super().legal_actions(player)
 
     def _legal_actions(self, player):
         return sorted(self._core.moves())

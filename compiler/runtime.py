@@ -125,10 +125,83 @@ class Action:
 
 
 
+class _ChanceNode:
+    """The outcomes of one pending chance event, counted once (``State._chance``):
+    ``out`` lists (outcome action, count, total) in the order of the items,
+    ``items`` the items in that order; ``byid`` (made when first asked) maps
+    an outcome's id to its item. The outcomes are those of a draw from
+    ``bag`` (of items of type ``elem``) whatever the event (values are
+    never changed in place), so a node serves every pending event that
+    draws from that very bag (a clone's too); it is never changed once made."""
+    __slots__ = ("bag", "elem", "out", "items", "byid")
+
+    def counts(self, pending) -> bool:
+        """Whether this node holds the outcomes of ``pending``: its draw is from this very bag."""
+        return pending[2] is self.bag and (pending[3] is self.elem or pending[3] == self.elem)
+
+    @staticmethod
+    def count(game, pending) -> "_ChanceNode":
+        """The outcomes of ``pending`` (bag ``pending[2]``, type ``pending[3]``), counted."""
+        node = _ChanceNode()
+        node.bag, node.elem = pending[2], pending[3]
+        counts = Counter(node.bag)
+        total = len(node.bag)
+        node.items = sort_values(counts)
+        act, elem = game._chance_action, node.elem
+        node.out = [(act(item, elem), counts[item], total) for item in node.items]
+        node.byid = None
+        return node
+
+    def after(self, pending, drawn) -> Optional["_ChanceNode"]:
+        """The node of ``pending``, counted from this one without counting
+        its bag again, when ``drawn`` (a draw: (the bag, the item, what was
+        left), see ``Transaction.draw``) took one item out of a bag equal
+        to this node's and left the very bag that ``pending`` draws from,
+        of the same type; else None (the bag is counted). Sound: ``what
+        was left`` is the bag drawn from less one of the item (the draw
+        makes it so), and equal bags hold the same items, so the counts
+        are this node's with the item's one less, in the same order."""
+        if drawn is None or drawn[2] is not pending[2] or pending[3] != self.elem:
+            return None
+        src = drawn[0]
+        if src is not self.bag and not (len(src) == len(self.bag) and src == self.bag):
+            return None
+        try:
+            k = self.items.index(drawn[1])
+        except ValueError:   # pragma: no cover - the item came out of an equal bag
+            return None
+        node = _ChanceNode()
+        node.bag, node.elem = pending[2], self.elem
+        _, n, total = self.out[k]
+        total -= 1
+        out = [(a, c, total) for a, c, _ in self.out]
+        items, byid = self.items, self.byid   # the same outcomes: the same ids (a dict never changed)
+        if n > 1:
+            out[k] = (out[k][0], n - 1, total)
+        else:
+            gone = out.pop(k)[0]
+            items = items[:k] + items[k + 1:]
+            if byid is not None:
+                byid = dict(byid)
+                del byid[gone.id]
+        node.out, node.items, node.byid = out, items, byid
+        return node
+
+    def item_of(self, aid):
+        """The item of the outcome whose id is ``aid``, or ``_NONE`` when none is."""
+        byid = self.byid
+        if byid is None:
+            byid = self.byid = {a.id: item for (a, _, _), item in zip(self.out, self.items)}
+        return byid.get(aid, _NONE)
+
+
+_NONE = object()
+
+
 class State:
     """A position of the game. Mutated only by ``apply_action``, atomically."""
     __slots__ = ("game", "S", "ctl", "outcome", "rng", "pending", "_hist", "chance_mode",
-                 "_legal", "_events", "choosing", "chosen", "_chance", "_memo")
+                 "_legal", "_events", "choosing", "chosen", "_chance", "_memo", "_drawn")
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -149,7 +222,10 @@ class State:
         # made so far in the transaction under way (see compiler/choices.py)
         self.choosing: Optional[tuple] = None
         self.chosen: list = []
-        self._chance = None         # (the pending tuple, its _chance_counts()), see there
+        self._chance = None         # the pending event's outcomes counted: a _ChanceNode
+        # the last draw of the last transaction kept, with explicit chance:
+        # (the bag, the item, what was left), see _ChanceNode.after
+        self._drawn = None
         # (S, ctl, {action index: its legal choices}) that the last `done when`
         # test computed on this very S and ctl (see compiler/lower_flow.py)
         self._memo = None
@@ -178,8 +254,9 @@ class State:
         c._events = []
         c.choosing = self.choosing
         c.chosen = list(self.chosen)
-        c._chance = None
+        c._chance = self._chance   # the same bag: the same outcomes (a node is never changed)
         c._memo = None
+        c._drawn = self._drawn
         return c
 
     def __eq__(self, other) -> bool:
@@ -226,15 +303,10 @@ class State:
         Kept for the pending event (a new event is a new ``pending`` tuple)."""
         if not self.is_chance_node():
             return []
-        kept = self._chance
-        if kept is not None and kept[0] is self.pending:
-            return kept[1]
-        bag, elem = self.pending[2], self.pending[3]
-        counts = Counter(bag)
-        total = len(bag)
-        out = [(self.game._chance_action(item, elem), counts[item], total) for item in sort_values(counts)]
-        self._chance = (self.pending, out)
-        return out
+        node = self._chance
+        if node is None or not node.counts(self.pending):
+            node = self._chance = _ChanceNode.count(self.game, self.pending)
+        return node.out
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         return [(a, n / total) for a, n, total in self._chance_counts()]
@@ -529,6 +601,8 @@ class Game(FlowEngine, GameText):
             self._stopped(st, e, action, forced, choices, X)
             return
         st.rng[1] = X.counter
+        if forced is not None and X.last is not None:
+            st._drawn = X.last   # (see _ChanceNode.after)
         st.pending = None
         st.choosing, st.chosen = None, []
         st._legal = None
@@ -554,6 +628,11 @@ class Game(FlowEngine, GameText):
             given = list(forced or [])
             types = [ev[2] for ev in X.events if ev[0] not in ("note", "chose")][:len(given)]
             st.pending = (aid, given, e.bag, e.elem_type, types)
+            # the outcomes counted from the last node's, when this draw's bag is what a
+            # draw left of it (see _ChanceNode.after); else counted when first asked
+            node = st._chance
+            if node is not None and not node.counts(st.pending):
+                st._chance = node.after(st.pending, X.last if X.last is not None else st._drawn)
             st._legal = None
             st._events = X.events + [("waits", e.how)]
             return
@@ -689,13 +768,17 @@ class Game(FlowEngine, GameText):
         if not isinstance(aid, int) or isinstance(aid, bool):
             raise IllegalAction(f"an action is an Action or its integer id, not {action!r}")
         if st.pending is not None:
-            for a, _ in st.chance_outcomes():
-                if a.id == aid:
-                    pending_id, outcomes = st.pending[0], st.pending[1] + [a.params[0]]
-                    act = None if pending_id is None else self._decode_pending(st, pending_id)
-                    self._transact(st, act, outcomes, st.chosen)
-                    st._hist.append(aid)
-                    return
+            node = st._chance
+            if node is None or not node.counts(st.pending):
+                st._chance_counts()
+                node = st._chance
+            item = node.item_of(aid)
+            if item is not _NONE:
+                pending_id, outcomes = st.pending[0], st.pending[1] + [item]
+                act = None if pending_id is None else self._decode_pending(st, pending_id)
+                self._transact(st, act, outcomes, st.chosen)
+                st._hist.append(aid)
+                return
             raise IllegalAction("a chance event is pending: the next action must be one of "
                                 "chance_outcomes()")
         legal = st._legal if st._legal.__class__ is list else st.legal_actions()

@@ -54,7 +54,8 @@ class Transaction:
     "roll owner" / "roll nobody" for a roll seen only by the player acting /
     by nobody) and each branch described in words as ``("note", k)``.
     """
-    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events", "choices", "chosen")
+    __slots__ = ("seed", "counter", "forced", "used", "end", "outcome", "events", "choices", "chosen",
+                 "last")
 
     def __init__(self, seed: int, counter: int, forced: Optional[list] = None,
                  choices: Optional[list] = None):
@@ -63,6 +64,7 @@ class Transaction:
         self.end = None
         self.outcome = None
         self.events = []
+        self.last = None   # the last draw: (the bag, the item, what was left)
 
     def note(self, k: int) -> None:
         self.events.append(("note", k))
@@ -82,7 +84,9 @@ class Transaction:
             self.counter += 1
         self.events.append((how, item, elem_type))
         i = bag.index(item)
-        return item, bag[:i] + bag[i + 1:]
+        rest = bag[:i] + bag[i + 1:]
+        self.last = (bag, item, rest)
+        return item, rest
 
     def choose(self, player, domain, elem_type, name="x"):
         """A player's choice inside an effect: the next of ``choices`` (the

@@ -1,0 +1,32 @@
+"""The adapters' fast paths give what their plain paths give: OpenSpiel's
+``is_chance_node`` and ``legal_actions`` answered in Python (without the
+call through OpenSpiel's C++) against the C++ answers of ``pyspiel.State``."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("spec,players", [("spec/masterislands.atoll", 2), ("spec/masterislands.atoll", 3),
+                                          ("tests/good/sealed_bids.atoll", 2), ("tests/good/dice_race.atoll", 2)])
+def test_openspiel_answers_in_python_are_the_cpp_ones(spec, players):
+    pyspiel = pytest.importorskip("pyspiel")
+    import atoll.openspiel as aos
+    name = aos.register(str(ROOT / spec), players=players, name="atoll_fast_" + Path(spec).stem)
+    game = pyspiel.load_game(name)
+    rng = random.Random(players)
+    for _ in range(2):
+        st = game.new_initial_state()
+        for _step in range(150):
+            assert st.is_chance_node() == pyspiel.State.is_chance_node(st)
+            assert st.legal_actions() == pyspiel.State.legal_actions(st)
+            for p in range(players):   # every seat, to move or not
+                assert st.legal_actions(p) == pyspiel.State.legal_actions(st, p)
+            if st.is_terminal():
+                break
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
