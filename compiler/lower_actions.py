@@ -24,6 +24,7 @@ from dataclasses import fields, is_dataclass
 from atoll.compiler import limits
 from atoll.compiler import names as N
 from atoll.compiler import types as T
+from atoll.compiler.lower_let import let_bound
 from atoll.grammar import ast as A
 
 # Loops one generated function may nest (Python refuses more than 20 blocks);
@@ -73,13 +74,14 @@ class ActionLowering:
         return N.action_post_variant(action, variant) if variant else N.action("post", action)
 
     def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, variant: int,
-                      exists: bool = False) -> int:
+                      exists: bool = False, listing: bool = False) -> int:
         """The loops over the choices of ``a`` that pass its `when`s and
         `ensures`, on a state where ``known`` holds; returns the depth of their
-        body. ``exists``: only whether there is one matters."""
+        body. ``exists``: only whether there is one matters. ``listing``: the
+        body appends the choices to ``_out`` (see choice_loops)."""
         phase = self.p.actions[a.name][0]
         if self.frame.ensures_decided(a, phase, known):
-            return self.choice_loops(a, stop, exists=exists)
+            return self.choice_loops(a, stop, exists=exists, listing=listing)
         pre, once = self.pre_test(a, known)
         names = [q.name for q in a.params]
         reads = set(self.post_reads.get((a.name, variant), names))
@@ -365,14 +367,24 @@ class ActionLowering:
         return kept[::-1]
 
     def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False,
-                     filtered: tuple = None) -> int:
+                     filtered: tuple = None, listing: bool = False) -> int:
         """Emit the loops that bind the choices of ``a``; return the depth of
         their body. Each `when` is tested as soon as the parameters it reads
         are bound (``stop`` leaves when one that reads none fails). A domain
         that reads no earlier choice and cannot fail is evaluated once, before
         the loops. ``exists``: only whether there is a choice matters, so when
         no test inside the loops can fail, items are taken in any order and
-        repeats are kept. ``before``: lines to run once before the loops."""
+        repeats are kept. ``before``: lines to run once before the loops.
+        ``listing``: the body appends the choice to ``_out``; when the first
+        choice's domain is a set or a map (walked sorted), it is walked as it
+        is, inside a ``try``, and ``self.sort_out`` tells the caller to sort
+        ``_out`` by its first item afterwards (stably, so the later choices
+        keep their order within one first choice) and, should anything raise
+        there, to list the choices the plain way (``agen_``: the same loops,
+        sorted), which raises the same error in the same place as before.
+        The same list: the items of a set or the keys of a map are distinct,
+        and which one is looked at first is not seen when nothing fails."""
+        sort_out = False
         whens = [g for g in a.guards if g.kind == "when"]
         level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
         by_level: dict[int, list] = {}
@@ -395,8 +407,7 @@ class ActionLowering:
             if len(gs) > 1 and all(self.frame.total(g.cond, seats, guards) for g in gs):
                 gs.sort(key=lambda g: self._cost(g.cond))
         for g in by_level.get(0, []):
-            self.emit(f"if not {self.ex(g.cond)}:", depth)
-            self.emit(stop, depth + 1)
+            self.test_lines(g.cond, stop, depth)
         for line in before:
             self.emit(line, depth)
         any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
@@ -417,6 +428,9 @@ class ActionLowering:
             dom = self.ex(q.domain.args[0] if keys_of else q.domain)   # a map yields its keys
             if any_order:
                 src = dom
+            elif i == 0 and listing and self._unsorted_first(a):
+                src = dom
+                sort_out = True
             elif not T.is_ordered_iteration(self.t(q.domain)):
                 src = f"sorted({dom})"
             elif self._distinct(q.domain) or keys_of:
@@ -444,6 +458,9 @@ class ActionLowering:
                 if i > 0 and budget and not src.isidentifier():
                     src = walk = self.fresh("dom")
                     self.emit(f"{src} = {sources[i]}", depth)
+                if i == 0 and sort_out:   # (see the text above)
+                    self.emit("try:", depth)
+                    depth += 1
                 if i > 0 and budget:   # (a filtered domain counts its candidates before the filter)
                     self.emit(f"{budget} -= len({src})", depth)
                     self.emit(f"if {budget} < 0:", depth)
@@ -451,9 +468,55 @@ class ActionLowering:
                 self.emit(f"for {N.local(q.name)} in {walk}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
-                self.emit(f"if not {self.ex(g.cond)}:", depth)
-                self.emit("continue", depth + 1)
+                self.test_lines(g.cond, "continue", depth)
+        self.sort_out = sort_out
         return depth
+
+    def test_lines(self, cond, stop: str, depth: int) -> None:
+        """``if not COND: STOP``. A `when` of the form ``count(x for x in L if
+        C) OP E`` is counted by a loop written out in the listing, not by a
+        list comprehension (in Python 3.11 a function called per test): the
+        same items and tests in the same order, then ``E`` as before. The
+        loop's variable takes a fresh name (nothing outside is overwritten;
+        the spec's name inside the count means it, unless it is bound again
+        inside, which keeps the comprehension)."""
+        agg = cond.left if isinstance(cond, A.BinOp) and cond.op in ("<", "<=", ">", ">=", "==", "!=") else None
+        if not (isinstance(agg, A.Aggregate) and agg.func == "count" and len(agg.fors) == 1
+                and not agg.fors[0].names and len(A.bound_names(agg.fors[0])) == 1
+                and depth + 1 < _MAX_BLOCKS):
+            self.emit(f"if not {self.ex(cond)}:", depth)
+            self.emit(stop, depth + 1)
+            return
+        f = agg.fors[0]
+        var = A.bound_names(f)[0]
+        if any(var in let_bound(c) for c in f.conds):
+            self.emit(f"if not {self.ex(cond)}:", depth)
+            self.emit(stop, depth + 1)
+            return
+        n, v = self.fresh("n"), self.fresh("c")
+        self.emit(f"{n} = 0", depth)
+        self.emit(f"for {v} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+        saved = self.subst, set(self.seat_vars)
+        self.subst = {**self.subst, var: v}
+        if self.is_seat_source(f.iter):
+            self.seat_vars.add(var)
+        else:
+            self.seat_vars.discard(var)
+        try:
+            if f.conds:
+                self.emit(f"if {' and '.join(self.ex(c) for c in f.conds)}:", depth + 1)
+            self.emit(f"{n} += 1", depth + (2 if f.conds else 1))
+        finally:
+            self.subst = saved[0]
+            self.seat_vars.clear()
+            self.seat_vars.update(saved[1])
+        self.emit(f"if not ({n} {cond.op} {self.ex(cond.right)}):", depth)
+        self.emit(stop, depth + 1)
+
+    def _unsorted_first(self, a: A.ActionDecl) -> bool:
+        """The first choice's domain is a set or a map (see choice_loops)."""
+        t = self.t(a.params[0].domain)
+        return isinstance(t, tuple) and t[0] in ("set", "map") and T.element(t) != T.UNKNOWN
 
     def _choice_facts(self, a: A.ActionDecl) -> tuple:
         """What the choices' domains tell ``frame.total``: the choices drawn
