@@ -796,7 +796,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         self.emit(f"_out.append(({''.join(q + ', ' for q in params)}))", depth)
         if self.sort_out:   # the first choice walked unsorted (see choice_loops)
             self.emit("_out.sort(key=lambda _c: _c[0])", 2)
-            self.emit("except Exception:", 1)
+            self.emit(f"except {N.stdlib('failure')}:", 1)   # (Exception: not one of the builtins)
             self.emit(f"return list({N.action('gen', n)}(S, me))", 2)
             self.sort_out = False
         self.emit("return _out", 1)
