@@ -145,6 +145,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         return self.shallow(self._ex(e))
 
     def _ex(self, e) -> str:
+        if self.item_vals:
+            v = self.item_vals.get(id(e))
+            if v is not None:   # an entry of a map walked by items, or a part evaluated once
+                return v
         if self.known or self.statics:
             v = self.frame.const(e, self.known)
             if v is not None and not (type(v) is int and v.bit_length() > limits.MAX_INT_BITS):
@@ -179,9 +183,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             idx = self.field_index(rt[1], e.name)
             return f"{self.ex(e.obj)}[{idx}]"
         if isinstance(e, A.Index):
-            v = self.item_vals.get(id(e))
-            if v is not None:   # the entry the loop is at (item_plan)
-                return v
             over = self.override_of(e.obj)
             if over is not None:   # one entry of this value was set by the effect
                 key = self.ex(e.key)

@@ -410,6 +410,9 @@ class ActionLowering:
             self.test_lines(g.cond, stop, depth)
         for line in before:
             self.emit(line, depth)
+        saved_vals = self.item_vals
+        self.item_vals = {**saved_vals, **self._hoist_invariants(
+            [g.cond for lvl, gs in by_level.items() if lvl > 0 for g in gs], depth)}
         any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
             self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
         sources = []
@@ -465,11 +468,16 @@ class ActionLowering:
                     self.emit(f"{budget} -= len({src})", depth)
                     self.emit(f"if {budget} < 0:", depth)
                     self.emit(f"{N.stdlib('too_many_choices')}()", depth + 1)
-                self.emit(f"for {N.local(q.name)} in {walk}:", depth)
+                v = self._entry_walk(a, i, walk, by_level)
+                if v is not None:
+                    self.emit(f"for {N.local(q.name)}, {v} in {walk}.items():", depth)
+                else:
+                    self.emit(f"for {N.local(q.name)} in {walk}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
                 self.test_lines(g.cond, "continue", depth)
         self.sort_out = sort_out
+        self.item_vals = saved_vals
         return depth
 
     def test_lines(self, cond, stop: str, depth: int) -> None:
@@ -512,6 +520,75 @@ class ActionLowering:
             self.seat_vars.update(saved[1])
         self.emit(f"if not ({n} {cond.op} {self.ex(cond.right)}):", depth)
         self.emit(stop, depth + 1)
+
+    def _hoist_invariants(self, conds, depth: int) -> dict:
+        """The largest parts of the `when`s inside the loops that read no
+        local (no choice, no variable of a comprehension: only the state, the
+        constants and ``me``) and cannot fail, and are more than a name or a
+        literal, each evaluated once here, before the loops, into ``_hN``:
+        the same value wherever it was evaluated (the state does not change
+        while the choices are listed), and evaluating it once more than
+        needed (when no loop reaches it) changes nothing, since it cannot
+        fail. Returns id(part) -> its variable (for ``item_vals``)."""
+        out: dict = {}
+        made: dict = {}   # text -> variable (the same part written twice: once)
+
+        def visit(e):
+            if isinstance(e, (A.Index, A.Call, A.Aggregate, A.Comprehension, A.FieldAccess)) \
+                    and id(e) not in out and not any(
+                        isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"
+                        for n in A.walk(e)) \
+                    and not (isinstance(e, A.Call) and self.p.refs.get(id(e), ("?",))[0] == "can") \
+                    and self.frame.total(e):
+                text = self.ex(e)
+                if text.isidentifier() or re.fullmatch(r"S\[\d+\]|[\d'\"()]+", text):
+                    return   # as cheap as a variable
+                v = made.get(text)
+                if v is None:
+                    v = made[text] = self.fresh("h")
+                    self.emit(f"{v} = {text}", depth)
+                out[id(e)] = v
+                return
+            if is_dataclass(e):
+                for f in fields(e):
+                    if f.name not in ("span", "phase_spans"):
+                        visit(getattr(e, f.name))
+            elif isinstance(e, (tuple, list)):
+                for x in e:
+                    visit(x)
+
+        for c in conds:
+            visit(c)
+        return out
+
+    def _entry_walk(self, a: A.ActionDecl, i: int, walk: str, by_level: dict):
+        """When choice ``i`` is drawn from ``keys(m)`` (or ``m``), ``m`` a
+        variable or constant, walked as it is (``walk`` is ``m``), and the
+        `when`s or domains inside its loop read ``m`` at the choice: the
+        variable that takes the entry's value (the loop walks ``m.items()``;
+        see ``Lowerer.item_plan``), those reads registered; None otherwise."""
+        q = a.params[i]
+        dom = q.domain
+        m = dom.args[0] if isinstance(dom, A.Call) and self.p.refs.get(id(dom)) == ("stdlib", "keys") else dom
+        mt = self.t(m)
+        if not (isinstance(m, A.Name) and isinstance(mt, tuple) and mt[0] == "map") or self.overrides:
+            return None
+        mref = self.p.refs.get(id(m))
+        if mref is None or mref[0] not in ("state", "phase", "const", "data") or walk != self.ex(m):
+            return None
+        inside = [g.cond for lvl, gs in by_level.items() if lvl > i for g in gs] + \
+            [p.domain for p in a.params[i + 1:]]
+        if any(q.name in let_bound(x) for x in inside):
+            return None
+        reads = [x for part in inside for x in A.walk(part)
+                 if isinstance(x, A.Index) and isinstance(x.obj, A.Name) and isinstance(x.key, A.Name)
+                 and self.p.refs.get(id(x.obj)) == mref and self.p.refs.get(id(x.key)) == ("local", q.name)]
+        if not reads:
+            return None
+        self.item_count += 1
+        v = f"_iv{self.item_count}"
+        self.item_vals = {**self.item_vals, **{id(x): v for x in reads}}
+        return v
 
     def _unsorted_first(self, a: A.ActionDecl) -> bool:
         """The first choice's domain is a set or a map (see choice_loops)."""

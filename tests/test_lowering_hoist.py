@@ -78,8 +78,12 @@ def test_whens_that_cannot_fail_cheapest_first_and_a_map_read_at_its_key():
     src = _function(game.source, N.action("choices", "claim"))
     holder = game.layout.slots[("state", "holder")]
     # `holder[m] != me` (m drawn from keys(holder): the read cannot fail) before the count
-    # (the count written out as a loop in the listing: see test_lines)
-    assert src.index(f"S[{holder}][{N.local('m')}] != me") < re.search(r"_n\d+ = 0", src).start()
+    # (the count written out as a loop in the listing: see test_lines; the listing walks
+    # the entries of holder, so that holder[m] is the entry's value: see _entry_walk)
+    assert re.search(rf"for {N.local('m')}, (_iv\d+) in S\[{holder}\]\.items\(\):\n\s*if not \(\1 != me\)", src)
+    assert re.search(r"_iv\d+ != me", src).start() < re.search(r"_n\d+ = 0", src).start()
+    gen = _function(game.source, N.action("gen", "claim"))   # the plain walk, sorted
+    assert gen.index(f"S[{holder}][{N.local('m')}] != me") < re.search(r"_n\d+ = 0", gen).start()
     # the reason given for an illegal choice keeps the spec's order
     why = _function(game.source, N.action("why", "claim"))
     assert why.index("len([1 for") < why.index(f"S[{holder}][{N.local('m')}] != me")

@@ -1,6 +1,8 @@
-"""Loops over a map's entries, membership tests, counts in a `when` and
-listings walked unsorted (compiler/lower.py ``item_plan`` and ``meets``,
-compiler/lower_actions.py ``test_lines`` and ``choice_loops(listing=True)``).
+"""Loops over a map's entries, membership tests, counts in a `when`,
+listings walked unsorted and parts of the `when`s evaluated once
+(compiler/lower.py ``item_plan`` and ``meets``, compiler/lower_actions.py
+``test_lines``, ``choice_loops(listing=True)``, ``_entry_walk`` and
+``_hoist_invariants``).
 
 Each rule is checked twice: the generated code takes the new way, and the
 game plays exactly as the same spec lowered without the rule (the plain
@@ -35,6 +37,8 @@ PLAIN = {   # each rule switched off
     "meets": ("meets", lambda self, e: None),
     "count": ("test_lines", _plain_test_lines),
     "unsorted": ("_unsorted_first", lambda self, a: False),
+    "entries": ("_entry_walk", lambda self, a, i, walk, by_level: None),
+    "hoist": ("_hoist_invariants", lambda self, conds, depth: {}),
 }
 
 
@@ -51,7 +55,13 @@ def _compile(path, monkeypatch=None, off=()):
 
 def _lockstep(new, plain, seeds, max_steps=400) -> int:
     """Play both games with the same random choices; every step's moves and
-    state must agree. Returns the moves compared."""
+    state must agree. Returns the moves compared. Nothing in this spec
+    fails, so the new game's listings never need the plain way (``agen_``,
+    their fallback on an error, which would hide a broken rule): it raises."""
+    def no_fallback(S, me):
+        raise AssertionError("a listing fell back on the plain way")
+    for a in new.actions:
+        new.ns[N.action("gen", a.name)] = no_fallback
     compared = 0
     for seed in seeds:
         a, b = new.new_initial_state(seed=seed), plain.new_initial_state(seed=seed)
@@ -107,15 +117,21 @@ def test_the_generated_code_takes_the_new_ways():
     # count's own `c` (the choice `c` is not overwritten)
     take = _function(src, N.action("choices", "take"))
     assert "len([1 for" not in take
-    m = re.search(r"(_n\d+) = 0\n\s*for (_c\d+) in S\[\d+\]\[me\]:\n\s*if \(\2 in l_l\):\n\s*\1 \+= 1", take)
+    m = re.search(r"(_n\d+) = 0\n\s*for (_c\d+) in (_h\d+):\n\s*if \(\2 in l_l\):\n\s*\1 \+= 1", take)
     assert m, take
     # the first choice, drawn from keys(holder), walked unsorted; the choices sorted after
-    assert f"for {N.local('l')} in S[{holder}]:" in take
+    assert f"in S[{holder}].items():" in take
     assert "sorted(" not in take and "_out.sort(key=" in take
     assert f"return list({N.action('gen', 'take')}(S, me))" in take
     claims = _function(src, N.action("choices", "claim"))
     assert f"for {N.local('n')} in S[{g.layout.slots[('state', 'claimed')]}]:" in claims
-    # the look at the plain generator (agen_) keeps the sorted walk
+    # the choice drawn from keys(holder), read at it by a `when`: the entries walked
+    assert re.search(rf"for {N.local('l')}, (_iv\d+) in S\[{holder}\]\.items\(\):\n\s*if not \(\1 != me\)", take)
+    # hand[me], read inside the loops by the count: once, before them
+    hand = g.layout.slots[("state", "hand")]
+    h = re.search(rf"(_h\d+) = S\[{hand}\]\[me\]\n", take)
+    assert h and h.group(1) == m.group(3)
+    # the plain generator (agen_) keeps the sorted walk
     assert f"in sorted(S[{holder}])" in _function(src, N.action("gen", "take"))
 
 
