@@ -330,6 +330,8 @@ def _value_or(m, default):
 
 
 def _count_of(xs, x):
+    if xs.__class__ is tuple:   # a list or a bag: counted in C (by ==, as below; no value
+        return xs.count(x)      # of the language is unequal to itself, so `is` agrees)
     return sum(1 for y in xs if y == x)
 
 
