@@ -483,6 +483,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             return f"len({self.ex(e.args[0])})"
         if kind == "stdlib" and ref[1] == "pos":    # no call needed: a pair
             return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
+        if kind == "stdlib" and ref[1] == "bag":
+            lit = self.bag_literal(e)
+            if lit is not None:
+                return lit
         if kind == "stdlib" and ref[1] == "some":   # a present maybe is the value itself
             return self.ex(e.args[0])
         if kind == "stdlib":
@@ -495,6 +499,13 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         if kind == "def":
             return f"{N.def_fn(ref[1])}(S{', ' if args else ''}{args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def bag_literal(self, e: A.Call):
+        """``bag([x])`` or ``bag([])``: the list literal itself, which is in
+        order already (a bag is a sorted tuple); None for any other bag."""
+        if isinstance(e.args[0], A.ListLit) and len(e.args[0].items) <= 1:
+            return self.ex(e.args[0])
+        return None
 
     def inline_def(self, name: str, args) -> str | None:
         """The body of a def in place of its call, when its arguments are names

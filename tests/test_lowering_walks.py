@@ -39,6 +39,7 @@ PLAIN = {   # each rule switched off
     "unsorted": ("_unsorted_first", lambda self, a: False),
     "entries": ("_entry_walk", lambda self, a, i, walk, by_level: None),
     "hoist": ("_hoist_invariants", lambda self, conds, depth: {}),
+    "bag": ("bag_literal", lambda self, e: None),
 }
 
 
@@ -131,6 +132,9 @@ def test_the_generated_code_takes_the_new_ways():
     hand = g.layout.slots[("state", "hand")]
     h = re.search(rf"(_h\d+) = S\[{hand}\]\[me\]\n", take)
     assert h and h.group(1) == m.group(3)
+    # bag([c]) and bag([]): the literals, no call
+    drop = _function(src, N.action("effect", "drop"))
+    assert f"f_bag(f_bag(S[{g.layout.slots[('state', 'discards')]}] + ({N.local('c')}, )) + ())" in drop
     # the plain generator (agen_) keeps the sorted walk
     assert f"in sorted(S[{holder}])" in _function(src, N.action("gen", "take"))
 
