@@ -461,6 +461,8 @@ class ActionLowering:
                 if i > 0 and budget and not src.isidentifier():
                     src = walk = self.fresh("dom")
                     self.emit(f"{src} = {sources[i]}", depth)
+                if i == 0:
+                    self._empty_source(q.domain, stop, depth)
                 if i == 0 and sort_out:   # (see the text above)
                     self.emit("try:", depth)
                     depth += 1
@@ -589,6 +591,19 @@ class ActionLowering:
         v = f"_iv{self.item_count}"
         self.item_vals = {**self.item_vals, **{id(x): v for x in reads}}
         return v
+
+    def _empty_source(self, dom, stop: str, depth: int) -> None:
+        """The first choice's domain is a comprehension whose first loop walks
+        a variable (``S[n]`` or a name): when that holds nothing, the domain
+        is empty and nothing else of it is evaluated, so the listing stops
+        there, before building it (the variable is read as the domain would
+        read it first, at the same place: nothing fails otherwise)."""
+        if not (isinstance(dom, A.Comprehension) and dom.kind in ("list", "set") and dom.fors):
+            return
+        text = self.ex(dom.fors[0].iter)
+        if re.fullmatch(r"S\[\d+\]|[A-Za-z_]\w*", text):
+            self.emit(f"if not {text}:", depth)
+            self.emit(stop if stop != "continue" else "pass", depth + 1)
 
     def _unsorted_first(self, a: A.ActionDecl) -> bool:
         """The first choice's domain is a set or a map (see choice_loops)."""

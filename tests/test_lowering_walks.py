@@ -40,6 +40,7 @@ PLAIN = {   # each rule switched off
     "entries": ("_entry_walk", lambda self, a, i, walk, by_level: None),
     "hoist": ("_hoist_invariants", lambda self, conds, depth: {}),
     "bag": ("bag_literal", lambda self, e: None),
+    "empty": ("_empty_source", lambda self, dom, stop, depth: None),
 }
 
 
@@ -135,6 +136,10 @@ def test_the_generated_code_takes_the_new_ways():
     # bag([c]) and bag([]): the literals, no call
     drop = _function(src, N.action("effect", "drop"))
     assert f"f_bag(f_bag(S[{g.layout.slots[('state', 'discards')]}] + ({N.local('c')}, )) + ())" in drop
+    # swap's domain, a comprehension over claimed: not built when claimed is empty
+    claimed = g.layout.slots[("state", "claimed")]
+    swap = _function(src, N.action("choices", "swap"))
+    assert f"if not S[{claimed}]:\n        return _out\n" in swap
     # the plain generator (agen_) keeps the sorted walk
     assert f"in sorted(S[{holder}])" in _function(src, N.action("gen", "take"))
 
