@@ -26,6 +26,7 @@ variables. ``me`` is the player whose turn it is; ``X`` is the transaction
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -93,6 +94,9 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
         self.memo_slots: dict[str, list] = {}   # defs whose answers are kept (memo_function)
+        self.item_vals: dict[int, str] = {}   # map reads and loops that walk items (item_plan)
+        self.item_count = 0
+        self.sort_out = False                  # the listing being lowered sorts its choices (choice_loops)
         self.post_reads: dict[tuple, frozenset] = {}   # (action, variant) -> the choices its post-test reads
 
     # ------------------------------------------------------------ expressions
@@ -130,7 +134,14 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
                 self.seat_vars.add(f.var)
             else:
                 self.seat_vars.difference_update(A.bound_names(f))
-            out.append(f"for {self.target(f)} in {self.iter_of(f.iter, order_matters)}")
+            v = self.item_vals.get(id(f))
+            if v is not None:   # see item_plan
+                it = f.iter
+                if isinstance(it, A.Call):
+                    it = it.args[0]
+                out.append(f"for {self.target(f)}, {v} in {self.ex(it)}.items()")
+            else:
+                out.append(f"for {self.target(f)} in {self.iter_of(f.iter, order_matters)}")
             out.extend(f"if {self.ex(c)}" for c in f.conds)
         return " ".join(out)
 
@@ -139,6 +150,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         return self.shallow(self._ex(e))
 
     def _ex(self, e) -> str:
+        if self.item_vals:
+            v = self.item_vals.get(id(e))
+            if v is not None:   # an entry of a map walked by items, or a part evaluated once
+                return v
         if self.known or self.statics:
             v = self.frame.const(e, self.known)
             if v is not None and not (type(v) is int and v.bit_length() > limits.MAX_INT_BITS):
@@ -189,13 +204,21 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         if isinstance(e, A.Call):
             return self.call(e)
         if isinstance(e, A.Aggregate):
+            meets = self.meets(e)
+            if meets is not None:
+                return meets
             # sum, count, min, max, all and any do not depend on the order; those
             # that read every item take a list (quicker to build than a generator)
-            gen = f"{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}"
+            saved_items = self.item_plan(e)
+            try:
+                gen = f"{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}"
+                count = f"len([1 {self.fors(e.fors, order_matters=False)}])" if e.func == "count" else None
+            finally:
+                self.item_vals = saved_items
             if e.func == "sum":
                 return f"sum([{gen}])"
             if e.func == "count":
-                return f"len([1 {self.fors(e.fors, order_matters=False)}])"
+                return count
             if e.func in ("min", "max"):
                 return f"{_AGGREGATE[e.func]}([{gen}], default=0)"
             return f"{_AGGREGATE[e.func]}({gen})"
@@ -266,15 +289,106 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         """``order_matters``: False where the result is used in a way that
         does not depend on its order (a standard function that sorts or
         groups it), so sets and maps need not be iterated sorted."""
+        if e.kind == "map" and order_matters and self._unique_keys(e):
+            order_matters = False
+        saved = self.item_plan(e, order_matters)
+        try:
+            return self._comprehension(e, order_matters)
+        finally:
+            self.item_vals = saved
+
+    def item_plan(self, e, order_matters: bool = False) -> dict:
+        """Where a loop of comprehension or aggregate ``e`` walks the keys of
+        a map ``m`` (named: a variable of the state or of a phase, a local,
+        a constant) in any order and its body reads ``m[k]`` of the key ``k``,
+        the loop walks ``m.items()`` and those reads take the value of the
+        entry (``_vN``): the same value, one lookup fewer per key (``_ivN``). Only when
+        neither ``k`` nor ``m`` is bound again inside (then ``m[k]`` means
+        the entry the loop is at) and no slot is read from locals (overrides).
+        Registers the plan (``self.item_vals``: id of each such read -> its
+        variable; ``self.item_fors``: id of the loop -> its variable) and
+        returns what ``item_vals`` was before, to be put back afterwards."""
+        saved = self.item_vals
+        if order_matters or self.overrides:
+            return saved
+        fors = list(e.fors)
+        plan = {}
+        for n, f in enumerate(fors):
+            names = A.bound_names(f)
+            if f.names or len(names) != 1:
+                continue
+            it = f.iter
+            m = it.args[0] if isinstance(it, A.Call) and self.p.refs.get(id(it)) == ("stdlib", "keys") \
+                and len(it.args) == 1 else it
+            mt = self.t(m)
+            if not (isinstance(mt, tuple) and mt[0] == "map" and isinstance(m, A.Name)):
+                continue
+            mref = self.p.refs.get(id(m))
+            if mref is None or mref[0] not in ("state", "phase", "local", "const", "data"):
+                continue
+            k = names[0]
+            inside = [c for c in f.conds] + [x for g in fors[n + 1:] for x in [g.iter] + list(g.conds)] \
+                + [e.elem] + ([e.key] if getattr(e, "key", None) is not None else [])
+            rebound = {b for g in fors[n + 1:] for b in A.bound_names(g)}
+            for x in inside:
+                rebound |= let_bound(x)
+            if k in rebound or (mref[0] == "local" and mref[1] in rebound):
+                continue
+            reads = [x for part in inside for x in A.walk(part)
+                     if isinstance(x, A.Index) and isinstance(x.obj, A.Name) and isinstance(x.key, A.Name)
+                     and self.p.refs.get(id(x.obj)) == mref and self.p.refs.get(id(x.key)) == ("local", k)]
+            if reads:   # (numbered apart from `fresh`: the other names stay as they were)
+                self.item_count += 1
+                v = f"_iv{self.item_count}"
+                plan[id(f)] = v
+                for x in reads:
+                    plan[id(x)] = v
+        if plan:
+            self.item_vals = {**saved, **plan}
+        return saved
+
+    def meets(self, e: A.Aggregate):
+        """``any(x in W for x in L)`` as ``f_meets(L, W)`` (and ``all(x not in
+        W for x in L)`` as its negation), when ``W`` does not mention ``x``
+        and cannot fail: ``W`` is then evaluated once instead of once per
+        item (the same value; once even for an empty ``L``, which is why it
+        must not fail), and membership tests as before. None otherwise."""
+        if e.func not in ("any", "all") or len(e.fors) != 1 or e.fors[0].conds or e.fors[0].names:
+            return None
+        f = e.fors[0]
+        names = A.bound_names(f)
+        b = e.elem
+        if len(names) != 1 or not isinstance(b, A.BinOp) \
+                or b.op != ("in" if e.func == "any" else "notin") or not isinstance(b.left, A.Name) \
+                or self.p.refs.get(id(b.left)) != ("local", names[0]):
+            return None
+        if any(isinstance(n, A.Name) and n.name == names[0] for n in A.walk(b.right)):
+            return None
+        if not self.frame.total(b.right, frozenset(self.seat_vars)):
+            return None
+        if self.override_of(b.right) is not None:
+            return None
+        w = self.ex(b.right)
+        out = f"f_meets({self.iter_of(f.iter, order_matters=False)}, {w})"
+        if re.fullmatch(r"[A-Za-z_]\w*|S\[\d+\]", w) and self.frame.total(f.iter, frozenset(self.seat_vars)):
+            # a name, tested empty without a call (then L, which cannot fail, is not evaluated)
+            out = f"({out} if {w} else False)"
+        return out if e.func == "any" else f"(not {out})"
+
+    def _unique_keys(self, e: A.Comprehension) -> bool:
+        """A map comprehension whose key is its one loop variable over a set
+        or a map: each key goes in once, so the order in which they go in is
+        not seen (the language iterates a map sorted)."""
+        return len(e.fors) == 1 and isinstance(e.key, A.Name) \
+            and tuple(A.bound_names(e.fors[0])) == (e.key.name,) \
+            and isinstance(self.t(e.fors[0].iter), tuple) and self.t(e.fors[0].iter)[0] in ("set", "map")
+
+    def _comprehension(self, e: A.Comprehension, order_matters: bool) -> str:
         if e.kind == "list":
             return f"tuple([{self.ex(e.elem)} {self.fors(e.fors, order_matters)}])"
         if e.kind == "set":
             return f"frozenset({{{self.ex(e.elem)} {self.fors(e.fors, order_matters=False)}}})"
-        if order_matters and len(e.fors) == 1 and isinstance(e.key, A.Name) \
-                and tuple(A.bound_names(e.fors[0])) == (e.key.name,) \
-                and isinstance(self.t(e.fors[0].iter), tuple) and self.t(e.fors[0].iter)[0] in ("set", "map"):
-            # each key once (the items of a set or the keys of a map): the order in
-            # which they go in is not seen (the language iterates a map sorted)
+        if order_matters and self._unique_keys(e):
             order_matters = False
         return f"{{{self.ex(e.key)}: {self.ex(e.elem)} {self.fors(e.fors, order_matters)}}}"
 
@@ -375,6 +489,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             return f"len({self.ex(e.args[0])})"
         if kind == "stdlib" and ref[1] == "pos":    # no call needed: a pair
             return f"({self.ex(e.args[0])}, {self.ex(e.args[1])})"
+        if kind == "stdlib" and ref[1] == "bag":
+            lit = self.bag_literal(e)
+            if lit is not None:
+                return lit
         if kind == "stdlib" and ref[1] == "some":   # a present maybe is the value itself
             return self.ex(e.args[0])
         if kind == "stdlib" and ref[1] == "range":   # a small known length: the tuple itself, built once
@@ -391,6 +509,13 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         if kind == "def":
             return f"{N.def_fn(ref[1])}(S{', ' if args else ''}{args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def bag_literal(self, e: A.Call):
+        """``bag([x])`` or ``bag([])``: the list literal itself, which is in
+        order already (a bag is a sorted tuple); None for any other bag."""
+        if isinstance(e.args[0], A.ListLit) and len(e.args[0].items) <= 1:
+            return self.ex(e.args[0])
+        return None
 
     def inline_def(self, name: str, args) -> str | None:
         """The body of a def in place of its call, when its arguments are names
@@ -689,8 +814,13 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         # The legal choices as a list: domains and `when`s, then the `ensures`.
         self.open_def(N.action("choices", n), "S, me")
         self.emit("_out = []", 1)
-        depth = self.ensured_loops(a, {}, "return _out", 0)
+        depth = self.ensured_loops(a, {}, "return _out", 0, listing=True)
         self.emit(f"_out.append(({''.join(q + ', ' for q in params)}))", depth)
+        if self.sort_out:   # the first choice walked unsorted (see choice_loops)
+            self.emit("_out.sort(key=lambda _c: _c[0])", 2)
+            self.emit(f"except {N.stdlib('failure')}:", 1)   # (Exception: not one of the builtins)
+            self.emit(f"return list({N.action('gen', n)}(S, me))", 2)
+            self.sort_out = False
         self.emit("return _out", 1)
         self.emit("", 0)
         # Why a given choice is illegal: the index of the first failing clause, or -1.

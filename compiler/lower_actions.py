@@ -24,6 +24,7 @@ from dataclasses import fields, is_dataclass
 from atoll.compiler import limits
 from atoll.compiler import names as N
 from atoll.compiler import types as T
+from atoll.compiler.lower_let import let_bound
 from atoll.grammar import ast as A
 
 # Loops one generated function may nest (Python refuses more than 20 blocks);
@@ -73,13 +74,14 @@ class ActionLowering:
         return N.action_post_variant(action, variant) if variant else N.action("post", action)
 
     def ensured_loops(self, a: A.ActionDecl, known: dict, stop: str, variant: int,
-                      exists: bool = False) -> int:
+                      exists: bool = False, listing: bool = False) -> int:
         """The loops over the choices of ``a`` that pass its `when`s and
         `ensures`, on a state where ``known`` holds; returns the depth of their
-        body. ``exists``: only whether there is one matters."""
+        body. ``exists``: only whether there is one matters. ``listing``: the
+        body appends the choices to ``_out`` (see choice_loops)."""
         phase = self.p.actions[a.name][0]
         if self.frame.ensures_decided(a, phase, known):
-            return self.choice_loops(a, stop, exists=exists)
+            return self.choice_loops(a, stop, exists=exists, listing=listing)
         pre, once = self.pre_test(a, known)
         names = [q.name for q in a.params]
         reads = set(self.post_reads.get((a.name, variant), names))
@@ -365,14 +367,24 @@ class ActionLowering:
         return kept[::-1]
 
     def choice_loops(self, a: A.ActionDecl, stop: str, before: list = (), exists: bool = False,
-                     filtered: tuple = None) -> int:
+                     filtered: tuple = None, listing: bool = False) -> int:
         """Emit the loops that bind the choices of ``a``; return the depth of
         their body. Each `when` is tested as soon as the parameters it reads
         are bound (``stop`` leaves when one that reads none fails). A domain
         that reads no earlier choice and cannot fail is evaluated once, before
         the loops. ``exists``: only whether there is a choice matters, so when
         no test inside the loops can fail, items are taken in any order and
-        repeats are kept. ``before``: lines to run once before the loops."""
+        repeats are kept. ``before``: lines to run once before the loops.
+        ``listing``: the body appends the choice to ``_out``; when the first
+        choice's domain is a set or a map (walked sorted), it is walked as it
+        is, inside a ``try``, and ``self.sort_out`` tells the caller to sort
+        ``_out`` by its first item afterwards (stably, so the later choices
+        keep their order within one first choice) and, should anything raise
+        there, to list the choices the plain way (``agen_``: the same loops,
+        sorted), which raises the same error in the same place as before.
+        The same list: the items of a set or the keys of a map are distinct,
+        and which one is looked at first is not seen when nothing fails."""
+        sort_out = False
         whens = [g for g in a.guards if g.kind == "when"]
         level_of = {q.name: i + 1 for i, q in enumerate(a.params)}
         by_level: dict[int, list] = {}
@@ -395,10 +407,12 @@ class ActionLowering:
             if len(gs) > 1 and all(self.frame.total(g.cond, seats, guards) for g in gs):
                 gs.sort(key=lambda g: self._cost(g.cond))
         for g in by_level.get(0, []):
-            self.emit(f"if not {self.ex(g.cond)}:", depth)
-            self.emit(stop, depth + 1)
+            self.test_lines(g.cond, stop, depth)
         for line in before:
             self.emit(line, depth)
+        saved_vals = self.item_vals
+        self.item_vals = {**saved_vals, **self._hoist_invariants(
+            [g.cond for lvl, gs in by_level.items() if lvl > 0 for g in gs], depth)}
         any_order = exists and all(self.frame.total(q.domain) for q in a.params) and all(
             self.frame.total(g.cond) for lvl, gs in by_level.items() if lvl > 0 for g in gs)
         sources = []
@@ -417,6 +431,9 @@ class ActionLowering:
             dom = self.ex(q.domain.args[0] if keys_of else q.domain)   # a map yields its keys
             if any_order:
                 src = dom
+            elif i == 0 and listing and self._unsorted_first(a):
+                src = dom
+                sort_out = True
             elif not T.is_ordered_iteration(self.t(q.domain)):
                 src = f"sorted({dom})"
             elif self._distinct(q.domain) or keys_of:
@@ -444,16 +461,154 @@ class ActionLowering:
                 if i > 0 and budget and not src.isidentifier():
                     src = walk = self.fresh("dom")
                     self.emit(f"{src} = {sources[i]}", depth)
+                if i == 0:
+                    self._empty_source(q.domain, stop, depth)
+                if i == 0 and sort_out:   # (see the text above)
+                    self.emit("try:", depth)
+                    depth += 1
                 if i > 0 and budget:   # (a filtered domain counts its candidates before the filter)
                     self.emit(f"{budget} -= len({src})", depth)
                     self.emit(f"if {budget} < 0:", depth)
                     self.emit(f"{N.stdlib('too_many_choices')}()", depth + 1)
-                self.emit(f"for {N.local(q.name)} in {walk}:", depth)
+                v = self._entry_walk(a, i, walk, by_level)
+                if v is not None:
+                    self.emit(f"for {N.local(q.name)}, {v} in {walk}.items():", depth)
+                else:
+                    self.emit(f"for {N.local(q.name)} in {walk}:", depth)
                 depth += 1
             for g in by_level.get(i + 1, []):
-                self.emit(f"if not {self.ex(g.cond)}:", depth)
-                self.emit("continue", depth + 1)
+                self.test_lines(g.cond, "continue", depth)
+        self.sort_out = sort_out
+        self.item_vals = saved_vals
         return depth
+
+    def test_lines(self, cond, stop: str, depth: int) -> None:
+        """``if not COND: STOP``. A `when` of the form ``count(x for x in L if
+        C) OP E`` is counted by a loop written out in the listing, not by a
+        list comprehension (in Python 3.11 a function called per test): the
+        same items and tests in the same order, then ``E`` as before. The
+        loop's variable takes a fresh name (nothing outside is overwritten;
+        the spec's name inside the count means it, unless it is bound again
+        inside, which keeps the comprehension)."""
+        agg = cond.left if isinstance(cond, A.BinOp) and cond.op in ("<", "<=", ">", ">=", "==", "!=") else None
+        if not (isinstance(agg, A.Aggregate) and agg.func == "count" and len(agg.fors) == 1
+                and not agg.fors[0].names and len(A.bound_names(agg.fors[0])) == 1
+                and depth + 1 < _MAX_BLOCKS):
+            self.emit(f"if not {self.ex(cond)}:", depth)
+            self.emit(stop, depth + 1)
+            return
+        f = agg.fors[0]
+        var = A.bound_names(f)[0]
+        if any(var in let_bound(c) for c in f.conds):
+            self.emit(f"if not {self.ex(cond)}:", depth)
+            self.emit(stop, depth + 1)
+            return
+        n, v = self.fresh("n"), self.fresh("c")
+        self.emit(f"{n} = 0", depth)
+        self.emit(f"for {v} in {self.iter_of(f.iter, order_matters=False)}:", depth)
+        saved = self.subst, set(self.seat_vars)
+        self.subst = {**self.subst, var: v}
+        if self.is_seat_source(f.iter):
+            self.seat_vars.add(var)
+        else:
+            self.seat_vars.discard(var)
+        try:
+            if f.conds:
+                self.emit(f"if {' and '.join(self.ex(c) for c in f.conds)}:", depth + 1)
+            self.emit(f"{n} += 1", depth + (2 if f.conds else 1))
+        finally:
+            self.subst = saved[0]
+            self.seat_vars.clear()
+            self.seat_vars.update(saved[1])
+        self.emit(f"if not ({n} {cond.op} {self.ex(cond.right)}):", depth)
+        self.emit(stop, depth + 1)
+
+    def _hoist_invariants(self, conds, depth: int) -> dict:
+        """The largest parts of the `when`s inside the loops that read no
+        local (no choice, no variable of a comprehension: only the state, the
+        constants and ``me``) and cannot fail, and are more than a name or a
+        literal, each evaluated once here, before the loops, into ``_hN``:
+        the same value wherever it was evaluated (the state does not change
+        while the choices are listed), and evaluating it once more than
+        needed (when no loop reaches it) changes nothing, since it cannot
+        fail. Returns id(part) -> its variable (for ``item_vals``)."""
+        out: dict = {}
+        made: dict = {}   # text -> variable (the same part written twice: once)
+
+        def visit(e):
+            if isinstance(e, (A.Index, A.Call, A.Aggregate, A.Comprehension, A.FieldAccess)) \
+                    and id(e) not in out and not any(
+                        isinstance(n, A.Name) and self.p.refs.get(id(n), ("?",))[0] == "local"
+                        for n in A.walk(e)) \
+                    and not (isinstance(e, A.Call) and self.p.refs.get(id(e), ("?",))[0] == "can") \
+                    and self.frame.total(e):
+                text = self.ex(e)
+                if text.isidentifier() or re.fullmatch(r"S\[\d+\]|[\d'\"()]+", text):
+                    return   # as cheap as a variable
+                v = made.get(text)
+                if v is None:
+                    v = made[text] = self.fresh("h")
+                    self.emit(f"{v} = {text}", depth)
+                out[id(e)] = v
+                return
+            if is_dataclass(e):
+                for f in fields(e):
+                    if f.name not in ("span", "phase_spans"):
+                        visit(getattr(e, f.name))
+            elif isinstance(e, (tuple, list)):
+                for x in e:
+                    visit(x)
+
+        for c in conds:
+            visit(c)
+        return out
+
+    def _entry_walk(self, a: A.ActionDecl, i: int, walk: str, by_level: dict):
+        """When choice ``i`` is drawn from ``keys(m)`` (or ``m``), ``m`` a
+        variable or constant, walked as it is (``walk`` is ``m``), and the
+        `when`s or domains inside its loop read ``m`` at the choice: the
+        variable that takes the entry's value (the loop walks ``m.items()``;
+        see ``Lowerer.item_plan``), those reads registered; None otherwise."""
+        q = a.params[i]
+        dom = q.domain
+        m = dom.args[0] if isinstance(dom, A.Call) and self.p.refs.get(id(dom)) == ("stdlib", "keys") else dom
+        mt = self.t(m)
+        if not (isinstance(m, A.Name) and isinstance(mt, tuple) and mt[0] == "map") or self.overrides:
+            return None
+        mref = self.p.refs.get(id(m))
+        if mref is None or mref[0] not in ("state", "phase", "const", "data") or walk != self.ex(m):
+            return None
+        inside = [g.cond for lvl, gs in by_level.items() if lvl > i for g in gs] + \
+            [p.domain for p in a.params[i + 1:]]
+        if any(q.name in let_bound(x) for x in inside):
+            return None
+        reads = [x for part in inside for x in A.walk(part)
+                 if isinstance(x, A.Index) and isinstance(x.obj, A.Name) and isinstance(x.key, A.Name)
+                 and self.p.refs.get(id(x.obj)) == mref and self.p.refs.get(id(x.key)) == ("local", q.name)]
+        if not reads:
+            return None
+        self.item_count += 1
+        v = f"_iv{self.item_count}"
+        self.item_vals = {**self.item_vals, **{id(x): v for x in reads}}
+        return v
+
+    def _empty_source(self, dom, stop: str, depth: int) -> None:
+        """The first choice's domain is a comprehension whose first loop walks
+        a variable (``S[n]`` or a name): when that holds nothing, the domain
+        is empty and nothing else of it is evaluated, so the listing stops
+        there, before building it (the variable is read as the domain would
+        read it first, at the same place: nothing fails otherwise)."""
+        if not (isinstance(dom, A.Comprehension) and dom.kind in ("list", "set") and dom.fors):
+            return
+        text = self.ex(dom.fors[0].iter)
+        if re.fullmatch(r"S\[\d+\]|[A-Za-z_]\w*", text):
+            self.emit(f"if not {text}:", depth)
+            self.emit(stop if stop != "continue" else "pass", depth + 1)
+
+    def _unsorted_first(self, a: A.ActionDecl) -> bool:
+        """The first choice's domain is a set or a map (see choice_loops)."""
+        t = self.t(a.params[0].domain)
+        return isinstance(t, tuple) and t[0] in ("set", "map") and T.element(t) != T.UNKNOWN
 
     def _choice_facts(self, a: A.ActionDecl) -> tuple:
         """What the choices' domains tell ``frame.total``: the choices drawn

@@ -410,7 +410,7 @@ def configure(comp: Compiled, players: Optional[int] = None, options: Optional[d
         ns[N.stdlib(name)] = fn
     ns.update({N.stdlib(k): v for k, v in dict(
         set_in=_set_in, div=_div, mod=_mod, bag=stdlib._bag, bag_minus=_bag_minus, at=stdlib.at,
-        unique=stdlib.unique, no_case=stdlib.no_case,
+        unique=stdlib.unique, meets=stdlib.meets, failure=Exception, no_case=stdlib.no_case,
         too_many_choices=stdlib.too_many_choices).items()})
     checker_types = {o.name: checker.resolve(o.type) for o in prog.options.values()}
 

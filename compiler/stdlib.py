@@ -276,6 +276,19 @@ def too_many_choices():
                     "model: narrow the parameters' domains, or test them earlier)")
 
 
+def meets(xs, ys):
+    """``any(x in ys for x in xs)``, what the lowering gives for that
+    aggregate when ``ys`` cannot fail (it is evaluated once, where the
+    aggregate would evaluate it once per item: the same value). An empty
+    ``ys`` holds nothing, so nothing of ``xs`` need be looked at."""
+    if not ys:
+        return False
+    for x in xs:
+        if x in ys:
+            return True
+    return False
+
+
 def unique(xs):
     """The distinct items of a list, in order (choices that are equal collapse)."""
     try:
@@ -317,6 +330,8 @@ def _value_or(m, default):
 
 
 def _count_of(xs, x):
+    if xs.__class__ is tuple:   # a list or a bag: counted in C (by ==, as below; no value
+        return xs.count(x)      # of the language is unequal to itself, so `is` agrees)
     return sum(1 for y in xs if y == x)
 
 

@@ -4,6 +4,7 @@ of the choices it reads (compiler/lower_actions.py, ``ensured_loops`` and
 cheapest first. Neither may change which choices are legal, in which order,
 or which error a rule that fails raises."""
 import random
+import re
 
 import pytest
 
@@ -77,7 +78,12 @@ def test_whens_that_cannot_fail_cheapest_first_and_a_map_read_at_its_key():
     src = _function(game.source, N.action("choices", "claim"))
     holder = game.layout.slots[("state", "holder")]
     # `holder[m] != me` (m drawn from keys(holder): the read cannot fail) before the count
-    assert src.index(f"S[{holder}][{N.local('m')}] != me") < src.index("len([1 for")
+    # (the count written out as a loop in the listing: see test_lines; the listing walks
+    # the entries of holder, so that holder[m] is the entry's value: see _entry_walk)
+    assert re.search(rf"for {N.local('m')}, (_iv\d+) in S\[{holder}\]\.items\(\):\n\s*if not \(\1 != me\)", src)
+    assert re.search(r"_iv\d+ != me", src).start() < re.search(r"_n\d+ = 0", src).start()
+    gen = _function(game.source, N.action("gen", "claim"))   # the plain walk, sorted
+    assert gen.index(f"S[{holder}][{N.local('m')}] != me") < re.search(r"_n\d+ = 0", gen).start()
     # the reason given for an illegal choice keeps the spec's order
     why = _function(game.source, N.action("why", "claim"))
     assert why.index("len([1 for") < why.index(f"S[{holder}][{N.local('m')}] != me")
@@ -223,7 +229,8 @@ def test_a_map_built_key_by_key_is_built_in_any_order_only_when_each_key_comes_o
     game = atoll.load(path, players=2)
     effect = _function(game.source, N.action("effect", "fold"))
     table = game.layout.slots[("state", "table")]
-    assert f"for {N.local('k')} in S[{table}]" in effect   # each key once: no sorting
+    # each key once: no sorting (the entries walked with their values, see item_plan)
+    assert re.search(rf"for {N.local('k')}, _iv\d+ in S\[{table}\]\.items\(\)", effect)
     assert "sorted(" in effect                            # k % 2 repeats: the keys in order
     st = game.new_initial_state(seed=0)
     st.apply_action(st.legal_actions()[0])

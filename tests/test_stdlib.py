@@ -154,3 +154,25 @@ def test_random_triangulations_are_planar_and_one_more_edge_is_not():
         else:
             assert n == 4
     assert crossed >= 40, crossed
+
+
+def test_count_of_and_meets_as_their_plain_meaning():
+    """count_of counts a list or bag in C (tuple.count): the same as counting
+    by ==, for equal values that are not the same object too; meets(xs, ys)
+    is any(x in ys for x in xs), an empty ys without looking at xs."""
+    import random
+    rng = random.Random(5)
+    values = [1, 2, "a", "b", (1, 2), ("a",), frozenset({1}), None, True, 0]
+    for _ in range(400):
+        xs = tuple(rng.choice(values) for _ in range(rng.randrange(6)))
+        x = rng.choice(values)
+        copy = tuple(tuple(list(y)) if isinstance(y, tuple) else y for y in xs)   # equal, not the same
+        for coll in (xs, tuple(sorted(xs, key=repr)), copy, frozenset(v for v in xs if v is not None)):
+            assert F["count_of"](coll, x) == sum(1 for y in coll if y == x)
+            if isinstance(x, tuple):
+                assert F["count_of"](coll, tuple(list(x))) == sum(1 for y in coll if y == x)
+        ys = tuple(rng.choice(values) for _ in range(rng.randrange(4)))
+        for coll in (ys, frozenset(ys)):
+            assert stdlib.meets(xs, coll) == any(v in coll for v in xs)
+    assert F["count_of"]({(1, 2): 0}, (1, 2)) == 1   # a map: its keys
+    assert stdlib.meets(iter(()), ()) is False and stdlib.meets(object(), ()) is False   # ys empty: xs not walked
