@@ -14,6 +14,10 @@ if TYPE_CHECKING:   # pragma: no cover
 class FlowEngine:
     """The methods of ``Game`` that run the turn flow (see the module's text)."""
 
+    #: What the generated flow catches (``except G._Error``: its module's
+    #: builtins are a short list without the exceptions).
+    _Error = Exception
+
     def _phase_name(self, st: State) -> str:
         return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
 
@@ -145,6 +149,29 @@ class FlowEngine:
             self._end_turn(st, X)
         return st.outcome is not None
 
+    def _after_enter(self, st: State, X: Transaction, name: str, me: int, auto: bool) -> None:
+        """Where the generated flow (``flend_*``, compiler/lower_flow.py) hands
+        over, just after entering phase ``name`` for ``me`` (its `on enter`,
+        and `auto` if ``auto``, have run): the rest of that step of
+        ``_settle``, then ``_settle``."""
+        if self._after_effects(st, X):
+            return
+        ctl = st.ctl
+        if auto and not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2] % len(ctl[4])] == me:
+            self._next_phase(st, X)
+        self._settle(st, X)
+
+    def _flow(self, st: State, S: list, ctl: list, X: Transaction) -> None:
+        """The generated flow from the end of the present phase (see
+        compiler/lower_flow.py): each step returns the next one while phases
+        end without a decision."""
+        step = self._flend[ctl[0]][ctl[1]][ctl[3]]
+        for _ in range(1_000_000):
+            step = step(self, st, S, ctl, X)
+            if step is None:
+                return
+        raise ModelError("the flow ran a million automatic steps without a decision")
+
     def _sim_stage(self, st: State) -> bool:
         stages = self.rounds[st.ctl[0]]
         return 0 <= st.ctl[1] < len(stages) and stages[st.ctl[1]][2] == "simultaneous"
@@ -229,7 +256,14 @@ class FlowEngine:
                     ends = imm(S)
                 except Exception:   # _check_endings words the error
                     ends = 0
-            if X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
+            if X.end == "phase" and X.outcome is None and ends < 0 and not ctl[5] \
+                    and self._flend is not None:
+                # `end phase` and nothing else: _after_effects would clear the
+                # signal and end the phase (the endings `immediately` were
+                # just tested on S, none holds), then _settle: the generated flow
+                X.end = None
+                self._flow(st, S, ctl, X)
+            elif X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
                 if not self._after_effects(st, X, imm is not None and ends < 0):
                     self._settle(st, X)
             else:   # the first step of _settle, in the phase of the action
@@ -247,9 +281,12 @@ class FlowEngine:
                 if over:
                     if repeat(S, me):
                         ctl[5] = True
+                        self._settle(st, X)
+                    elif self._flend is not None:   # the generated flow from here
+                        self._flow(st, S, ctl, X)
                     else:
                         self._next_phase(st, X)
-                    self._settle(st, X)
+                        self._settle(st, X)
                 elif M:
                     st._memo = (S, ctl, M)
             for i, ok in self._int_watch:   # as _transact

@@ -21,6 +21,36 @@ first legal choice, the list goes on. So the engine runs ``phdonem`` first
 and, should it raise, the plain ``phdone_<phase>``, which then raises the
 error play always raised, or answers.
 
+The turn flow itself is lowered too. For each position of the flow (phase
+``k`` of stage ``j`` of round ``i``) the module gets ``flend_<i>_<j>_<k>(G,
+st, S, ctl, X)``: that phase has just ended, and the function does what the
+interpreter (``FlowEngine._next_phase`` then ``_settle``) does from there,
+written out for that position up to the next decision: the next phase of
+the turn, or the endings `after_turn` and the next player's first phase;
+entering a phase runs its `on enter` and `auto` (none is called where the
+phase has neither), the endings `immediately`, then the end of an `auto`
+phase (the next position's function) or the phase's `done when`. The
+engine calls it where an action ends its phase (``FlowEngine._act``).
+
+It hands over to the interpreter wherever the written-out way would need
+more than the usual steps, at the very point the interpreter would be:
+after an `on enter`/`auto` that finishes the game, signals `end phase`/`end
+turn` or makes an ending hold, or whose endings test fails
+(``FlowEngine._after_enter``, which words errors as ever); when the stage
+is over (``_next_stage``: the next stage or round); at a `repeat when` that holds;
+and everywhere in a simultaneous stage. The settings of ``G._where`` are
+those the interpreter makes (an error or a `win` names the same step).
+Sound because each step runs the same generated rule functions in the
+same order on the same S and ctl; where a phase has no `on enter` and no
+`auto`, entering it changes nothing, so the endings `immediately` (a test
+of S alone) are not tested again: they were tested on this very S last
+(after the action's effect, or after the previous `on enter`/`auto`) and
+none held. Where the phase ends at once (an `auto` phase, a `done when`
+that holds), the function returns the next position's function, and the
+engine calls it (``FlowEngine._flow``): a million steps without a decision
+stop the game as in the interpreter. ``tests/test_generated_flow.py`` plays
+every spec both ways.
+
 Nothing else of the lowering changes: ``FlowLowerer`` is the ``Lowerer``
 with these functions added at the end of the module.
 """
@@ -73,8 +103,158 @@ class FlowLowerer(Lowerer):
             finally:
                 self._memo_actions = None
         self.current_phase = None
+        self.flow_steps()
         self.lines.extend(self.helpers[helpers:])
         return text + "\n".join(self.lines) + ("\n" if self.lines else "")
+
+    # ------------------------------------------------------------ the generated flow
+    def flow_steps(self) -> None:
+        """``flend_<i>_<j>_<k>(G, st, S, ctl, X)`` for every position of the
+        flow: phase ``k`` of stage ``j`` of round ``i`` has just ended (what
+        ``FlowEngine._next_phase`` then ``_settle`` do), written out up to
+        the next decision (see the module's text). In a simultaneous stage
+        it hands over to the interpreter at once."""
+        p = self.p
+        if not p.flow:
+            return
+        times = {}
+        for en in p.endings.values():
+            times.setdefault(en.time, []).append(en.name)
+        # what the engine's _check_endings leaves in G._where when none holds
+        self._flow_last_where = {t: repr(f"ending `{ns[-1]}`") for t, ns in times.items()}
+        for i, rd in enumerate(p.flow.rounds):
+            for j, st in enumerate(rd.stages):
+                for k in range(len(st.phases)):
+                    self.flow_end(i, j, st, k)
+
+    def flow_end(self, i: int, j: int, st, k: int) -> None:
+        E = self.emit
+        self.open_def(N.flow_end(i, j, k), "G, st, S, ctl, X")
+        last = self._flow_last_where
+        if st.kind == "simultaneous":   # the players' parts interleave: the interpreter
+            E("G._next_phase(st, X)", 1)
+            E("G._settle(st, X)", 1)
+            self.emit("", 0)
+            return
+        if k + 1 < len(st.phases):   # the next phase of the turn, for the same player
+            E(f"ctl[3] = {k + 1}", 1)
+            self.flow_enter(i, j, st, k + 1)
+            self.emit("", 0)
+            return
+        if "after_turn" in last:   # the end of the turn (FlowEngine._end_turn)
+            E(f"ctl[3] = {k + 1}   # (as _next_phase leaves it, should an ending hold)", 1)
+            E("try:", 1)
+            E(f"e = {N.endings_at('after_turn')}(S)", 2)
+            E("except G._Error:", 1)
+            E("e = 0   # _check_endings words the error", 2)
+            E("if e >= 0 and G._check_endings(st, X, 'after_turn'):", 1)
+            E("return", 2)
+            E(f"G._where = {last['after_turn']}", 1)
+        E("ctl[3] = 0", 1)
+        E("ctl[6] = False", 1)
+        if st.kind == "around":   # the turn passes to the next player (FlowEngine._pass_turn)
+            if st.keeper is None:
+                E("ctl[2] += 1", 1)
+            else:
+                slot = self.layout.slots[("state", st.keeper)]
+                E("players = ctl[4]", 1)
+                E(f"k = (G._keeper_seat(st, {slot}, players) + 1) % len(players)", 1)
+                E("ctl[2] += (k - ctl[2]) % len(players) or len(players)", 1)
+                E(f"S[{slot}] = players[k]", 1)
+            if st.until is not None:
+                E("G._where = 'the condition that ends a stage of the flow'", 1)
+                E(f"if {N.until_fn(i, j)}(S):   # the stage is over: the interpreter finds the next", 1)
+                E("ctl[5] = True", 2)
+                E("G._next_stage(st, X)", 2)
+                E("G._settle(st, X)", 2)
+                E("return", 2)
+        else:
+            E("ctl[2] += 1", 1)
+            E("if ctl[2] >= len(ctl[4]):   # the stage is over: the interpreter finds the next", 1)
+            E("ctl[5] = True", 2)
+            E("G._next_stage(st, X)", 2)
+            E("G._settle(st, X)", 2)
+            E("return", 2)
+        self.flow_enter(i, j, st, 0)
+        self.emit("", 0)
+
+    def flow_enter(self, i: int, j: int, st, k: int) -> None:
+        """Enter phase ``k`` of the stage for ``me`` and go on as ``_settle``
+        does: its `on enter` and `auto`, the endings `immediately`, then the
+        end of the phase (an `auto` phase) or its `done when`."""
+        E = self.emit
+        ph = self.p.phases[st.phases[k]]
+        name = ph.name
+        last = self._flow_last_where
+        enters = bool(ph.vars or ph.enter)
+        start = len(self.lines)
+        if enters or ph.auto or ph.done is not None:
+            E("me = ctl[4][ctl[2] % len(ctl[4])]", 1)
+        E("ctl[5] = False", 1)
+        E(f"G._where = {repr(f'entering phase `{name}`')}", 1)
+        if enters:
+            E(f"{N.phase('enter', name)}(S, me, X)", 1)
+        if ph.auto:
+            E(f"G._where = {repr(f'phase `{name}`')}", 1)
+            E(f"{N.phase('auto', name)}(S, me, X)", 1)
+        if enters or ph.auto:
+            # a `win`, an `end phase`/`end turn`, an ending that holds or an
+            # error: the interpreter goes on from here (FlowEngine._after_enter)
+            E("if X.outcome is not None or X.end is not None:", 1)
+            E(f"G._after_enter(st, X, {repr(name)}, me, {bool(ph.auto)})", 2)
+            E("return", 2)
+            if "immediately" in last:
+                E("try:", 1)
+                E(f"e = {N.endings_at('immediately')}(S)", 2)
+                E("except G._Error:", 1)
+                E("e = 0", 2)
+                E("if e >= 0:", 1)
+                E(f"G._after_enter(st, X, {repr(name)}, me, {bool(ph.auto)})", 2)
+                E("return", 2)
+        # Nothing entered: S is the state whose endings `immediately` were
+        # tested last (none holds), so they are not tested again.
+        if "immediately" in last:
+            E(f"G._where = {last['immediately']}", 1)
+        if ph.auto:   # an automatic phase ends once it has run
+            E(f"return {N.flow_end(i, j, k)}", 1)
+            self._one_where(start)
+            return
+        E(f"G._where = {repr(f'the end condition of phase `{name}`')}", 1)
+        if ph.done is None:   # the player decides
+            self._one_where(start)
+            return
+        if asks_own_can(self.p, ph):
+            E("M = {}", 1)
+            E("try:", 1)
+            E(f"over = {N.phase('donem', name)}(S, me, M)", 2)
+            E("except G._Error:   # the plain test raises or answers (see FlowEngine._settle)", 1)
+            E("M = None", 2)
+            E(f"over = {N.phase('done', name)}(S, me)", 2)
+        else:
+            E("M = None", 1)
+            E(f"over = {N.phase('done', name)}(S, me)", 1)
+        E("if over:", 1)
+        if ph.repeat is not None:
+            E(f"if {N.phase('repeat', name)}(S, me):", 2)
+            E("ctl[5] = True", 3)
+            E("G._settle(st, X)", 3)
+            E("return", 3)
+        E(f"return {N.flow_end(i, j, k)}", 2)
+        E("if M:", 1)
+        E("st._memo = (S, ctl, M)", 2)
+        self._one_where(start)
+
+    def _one_where(self, start: int) -> None:
+        """Of two stores into ``G._where`` in a row only the second counts
+        (nothing between them runs): drop the first."""
+        out = self.lines[:start]
+        for line in self.lines[start:]:
+            if out and line.lstrip().startswith("G._where = ") and out[-1].lstrip().startswith("G._where = ") \
+                    and len(line) - len(line.lstrip()) == len(out[-1]) - len(out[-1].lstrip()):
+                out[-1] = line
+            else:
+                out.append(line)
+        self.lines[:] = out
 
 
 def lower(prog, statics: Optional[dict] = None):

@@ -145,6 +145,11 @@ def stage_fn(i: int, j: int) -> str:
     return f"stage_{int(i)}_{int(j)}"
 
 
+def flow_end(i: int, j: int, k: int) -> str:
+    """The generated step after phase ``k`` of stage ``j`` of round ``i`` ends (see lower_flow)."""
+    return f"flend_{int(i)}_{int(j)}_{int(k)}"
+
+
 def until_fn(i: int, j: int) -> str:
     return f"until_{int(i)}_{int(j)}"
 

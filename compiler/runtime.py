@@ -443,6 +443,13 @@ class Game(FlowEngine, GameText):
         self._act_steps = [(self._fn[a.index][2], self._action_where[a.index]) + self._phase_fn[a.phase][2:4]
                            + (self._phase_where[a.phase][2], ns.get(N.phase("donem", a.phase)))
                            for a in actions]
+        # the generated flow per position (see compiler/lower_flow.py), or
+        # None where the module has none (the interpreter runs the flow)
+        self._flend = None
+        if all(N.flow_end(i, j, k) in ns for i, rd in enumerate(rounds)
+                                     for j, stage in enumerate(rd) for k in range(len(stage[1]))):
+            self._flend = [[[ns[N.flow_end(i, j, k)] for k in range(len(stage[1]))] for j, stage in enumerate(rd)]
+                           for i, rd in enumerate(rounds)]
         # The slots that hold ints, with the test that they are within the bound:
         # every int (for the setup and saving), and after an action only the
         # ints that can have changed (see atoll.compiler.intbound).
