@@ -161,6 +161,22 @@ class FlowEngine:
             self._next_phase(st, X)
         self._settle(st, X)
 
+    @staticmethod
+    def _kept_can(M: dict, k: int, choices, can, S: list, me: int) -> bool:
+        """`can` of action ``k`` in a generated `on enter` (``phenterm``, see
+        compiler/lower_flow.py): answered by the action's listing, kept in
+        ``M`` for the `done when` that follows. Should the listing fail, the
+        plain `can` raises or answers (``can`` stops at the first choice; the
+        listing, going on, may meet an error that ``can`` does not)."""
+        L = M.get(k)
+        if L is None:
+            try:
+                L = choices(S, me)
+            except Exception:
+                return can(S, me)
+            M[k] = L
+        return L != []
+
     def _flow(self, st: State, S: list, ctl: list, X: Transaction) -> None:
         """The generated flow from the end of the present phase (see
         compiler/lower_flow.py): each step returns the next one while phases
@@ -299,7 +315,9 @@ class FlowEngine:
             return
         st.rng[1] = X.counter
         st.pending = None
-        st.choosing, st.chosen = None, []
+        st.choosing = None
+        if st.chosen:   # (a list never changed in place: an empty one may stay)
+            st.chosen = []
         st._legal = None
         st._events = X.events
 

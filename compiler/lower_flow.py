@@ -21,6 +21,17 @@ first legal choice, the list goes on. So the engine runs ``phdonem`` first
 and, should it raise, the plain ``phdone_<phase>``, which then raises the
 error play always raised, or answers.
 
+The `on enter` of such a phase often asks the same `can`s first (`stuck =
+not can(place) and not can(sail)`), on a state that differs from the one
+the `done when` sees only in what the `on enter` then writes. Where the
+`can(a)` reads none of the slots the `on enter` writes (``enter_shares``,
+by ``Frame.reads`` where `x and false` depends on nothing: the instance's
+options decide it), the module gets ``phenterm_<phase>(S, me, X, M, K)``:
+the `on enter` with that `can` answered by ``a``'s listing, kept in ``M``
+(``K`` is ``FlowEngine._kept_can``, which falls back to the plain `can`
+should the listing fail), and the generated flow hands the same ``M`` to
+``phdonem``. The listing kept is then the one the `done when` would make.
+
 The turn flow itself is lowered too. For each position of the flow (phase
 ``k`` of stage ``j`` of round ``i``) the module gets ``flend_<i>_<j>_<k>(G,
 st, S, ctl, X)``: that phase has just ended, and the function does what the
@@ -77,12 +88,51 @@ class FlowLowerer(Lowerer):
 
     _memo_actions: Optional[dict] = None   # while a phdonem is lowered: action name -> its index
 
+    _enter_memo: Optional[dict] = None    # while a phenterm is lowered: action name -> its index
+
     def call(self, e: A.Call) -> str:
         ref = self.p.refs.get(id(e), ("?",))
         if self._memo_actions is not None and ref[0] == "can" and ref[1] in self._memo_actions:
             k = self._memo_actions[ref[1]]
             return f"((M[{k}] if {k} in M else M.setdefault({k}, {N.action('choices', ref[1])}(S, me))) != [])"
+        if self._enter_memo is not None and ref[0] == "can" and ref[1] in self._enter_memo:
+            k = self._enter_memo[ref[1]]
+            return f"K(M, {k}, {N.action('choices', ref[1])}, {N.can(ref[1])}, S, me)"
         return super().call(e)
+
+    def enter_shares(self, ph) -> list:
+        """The own actions whose `can` the `on enter` of ``ph`` may answer
+        from their listing, kept for the `done when` that follows (which asks
+        `can` of them too): those whose `can` reads no slot that the `on
+        enter` writes (the listing made at the `can` is then the listing on
+        the state the `done when` sees)."""
+        if ph.auto or not ph.enter or not asks_own_can(self.p, ph):
+            return []
+        own = {a.name for a in ph.actions}
+
+        def asked(tree):
+            return {self.p.refs[id(n)][1] for n in A.walk(tree)
+                    if isinstance(n, A.Call) and self.p.refs.get(id(n), ("?",))[0] == "can"
+                    and self.p.refs[id(n)][1] in own}
+        written = self.frame.written(ph.enter, ph.name)
+        out = []
+        for n in A.walk(ph.enter):
+            if isinstance(n, A.Call) and self.p.refs.get(id(n), ("?",))[0] == "can":
+                name = self.p.refs[id(n)][1]
+                if name in own and name in asked(ph.done) and name not in out \
+                        and not (self._value_reads(n) & written):
+                    out.append(name)
+        return out
+
+    def _value_reads(self, e) -> set:
+        """The slots whose values the value of ``e`` depends on (``Frame.reads``,
+        where `x and false` and `x or true`, with ``x`` unable to fail,
+        depend on nothing: the instance's options decide them)."""
+        self.frame.value_reads = True
+        try:
+            return self.frame.reads(e, {})
+        finally:
+            self.frame.value_reads = False
 
     def lower(self) -> str:
         text = super().lower()
@@ -93,6 +143,7 @@ class FlowLowerer(Lowerer):
                 n += 1
         helpers = len(self.helpers)
         self.lines = []
+        self._enterm = set()   # the phases with a phenterm
         for ph in self.p.phases.values():
             if not asks_own_can(self.p, ph):
                 continue
@@ -102,6 +153,18 @@ class FlowLowerer(Lowerer):
                 self.function(N.phase("donem", ph.name), "S, me, M", self.ex(ph.done))
             finally:
                 self._memo_actions = None
+            shares = self.enter_shares(ph)
+            if shares:   # the `on enter`, answering those `can`s from listings kept in M
+                self._enter_memo = {name: index[name] for name in shares}
+                try:
+                    self.open_def(N.phase("enterm", ph.name), "S, me, X, M, K")
+                    for v in ph.vars:
+                        self.emit(f"S[{self.layout.slots[('phase', ph.name, v.name)]}] = {self.ex(v.init)}", 1)
+                    self.block(ph.enter, 1)
+                    self.emit("", 0)
+                    self._enterm.add(ph.name)
+                finally:
+                    self._enter_memo = None
         self.current_phase = None
         self.flow_steps()
         self.lines.extend(self.helpers[helpers:])
@@ -192,7 +255,11 @@ class FlowLowerer(Lowerer):
             E("me = ctl[4][ctl[2] % len(ctl[4])]", 1)
         E("ctl[5] = False", 1)
         E(f"G._where = {repr(f'entering phase `{name}`')}", 1)
-        if enters:
+        kept = name in self._enterm
+        if kept:   # its `can`s answered from listings kept in M for the `done when`
+            E("M = {}", 1)
+            E(f"{N.phase('enterm', name)}(S, me, X, M, G._kept_can)", 1)
+        elif enters:
             E(f"{N.phase('enter', name)}(S, me, X)", 1)
         if ph.auto:
             E(f"G._where = {repr(f'phase `{name}`')}", 1)
@@ -224,7 +291,8 @@ class FlowLowerer(Lowerer):
             self._one_where(start)
             return
         if asks_own_can(self.p, ph):
-            E("M = {}", 1)
+            if not kept:
+                E("M = {}", 1)
             E("try:", 1)
             E(f"over = {N.phase('donem', name)}(S, me, M)", 2)
             E("except G._Error:   # the plain test raises or answers (see FlowEngine._settle)", 1)

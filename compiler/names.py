@@ -76,9 +76,10 @@ def init(name: str) -> str:
 
 # ---------------------------------------------------------------- phases and actions
 
-PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem")
-# phdonem: `done when` keeping the lists of choices it computes (see lower_flow)
-OPTIONAL_PHASE_ROLES = ("auto", "donem")
+PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem", "enterm")
+# phdonem: `done when` keeping the lists of choices it computes (see lower_flow);
+# phenterm: `on enter` keeping them for the `done when` that follows
+OPTIONAL_PHASE_ROLES = ("auto", "donem", "enterm")
 ACTION_ROLES = ("gen", "choices", "why", "effect", "ensures", "ok", "post")
 OPTIONAL_ACTION_ROLES = ("ok", "post")
 

@@ -446,6 +446,7 @@ class Game(FlowEngine, GameText):
         # the generated flow per position (see compiler/lower_flow.py), or
         # None where the module has none (the interpreter runs the flow)
         self._flend = None
+        self._inits = None   # see new_initial_state
         if all(N.flow_end(i, j, k) in ns for i, rd in enumerate(rounds)
                                      for j, stage in enumerate(rd) for k in range(len(stage[1]))):
             self._flend = [[[ns[N.flow_end(i, j, k)] for k in range(len(stage[1]))] for j, stage in enumerate(rd)]
@@ -481,9 +482,12 @@ class Game(FlowEngine, GameText):
         st = State(self)
         st.chance_mode = chance
         st.rng = [int(seed) & _MASK, 0]
-        st.S = [0] + [self.ns[N.init(name)]() if scope == "global" else
-                      tuple(self.ns[N.init(name)]() for _ in range(self.num_players))
-                      for name, scope in self.info["state_vars"]] + \
+        inits = self._inits
+        if inits is None:   # each state variable's initial value, by its function (bound once)
+            inits = self._inits = [(self.ns[N.init(name)], scope == "global")
+                                   for name, scope in self.info["state_vars"]]
+        st.S = [0] + [init() if one else tuple(init() for _ in range(self.num_players))
+                      for init, one in inits] + \
                list(self.info.get("phase_initial") or [None] * self.info["phase_slots"])
         self._transact(st, None, [] if chance == "explicit" else None)
         return st

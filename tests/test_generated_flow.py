@@ -231,3 +231,114 @@ def test_a_flow_without_decisions_stops_as_in_the_interpreter(tmp_path):
         with pytest.raises(ModelError, match="a million automatic steps without a decision"):
             st.apply_move(0)
         assert st.to_json() == before
+
+
+def test_on_enter_shares_its_listings_only_where_sound():
+    """MasterIslands' `on enter` asks `can(place)`/`can(sail)` and its `done
+    when` asks them again: with the default options the enter's listings are
+    kept for the `done when` (``phenterm_discovery``). With `discovery_stuck
+    = partial` the listing of `place` reads `stuck`, which the `on enter`
+    writes after asking: no sharing."""
+    spec = ROOT / "spec" / "masterislands.atoll"
+    a, b = _games(spec, 3)
+    assert "phenterm_discovery" in a.ns
+    partial = {"discovery_stuck": "partial"}
+    a, b = _games(spec, 3, partial)
+    assert "phenterm_discovery" not in a.ns
+    assert _same_play(a, b, seeds=range(4), chances=("auto",)) is None
+
+
+FLIP = textwrap.dedent('''
+    game flip {
+      title: "Flip"
+      players: 2..2
+    }
+    state {
+      count: int = 0 visible all
+    }
+    flow {
+      round {
+        turns in seats: pick, bump
+      }
+    }
+    phase pick {
+      open: bool = false
+      on enter {
+        open = can(take) and count % 2 == 0
+      }
+      done when not can(take)
+      action take(k: int in [1, 2])
+        when not open
+      {
+        count = count + k
+        end phase
+      }
+    }
+    phase bump {
+      action go() {
+        count = count + 1
+        end phase
+      }
+    }
+    ending over after_turn when count > 12 => tie
+''')
+
+
+def test_an_on_enter_that_changes_the_listing_keeps_nothing(tmp_path, monkeypatch):
+    """The `on enter` writes `open`, which `choose` reads: its listing at the
+    `can` is not the listing after the `on enter`, so nothing is shared.
+    Planted (the writes not looked at): the games change, and the
+    comparison sees it."""
+    spec = tmp_path / "flip.atoll"
+    spec.write_text(FLIP)
+    a, b = _games(spec)
+    assert "phenterm_pick" not in a.ns
+    assert _same_play(a, b) is None
+    monkeypatch.setattr(lower_flow.FlowLowerer, "_value_reads", lambda self, e: set())
+    bad, good = _games(spec)
+    assert "phenterm_pick" in bad.ns
+    assert _same_play(bad, good) is not None
+
+
+SHARED = textwrap.dedent('''
+    game sharing {
+      title: "Sharing"
+      players: 2..2
+    }
+    state {
+      count: int = 1 visible all
+      table: map[int, int] = map[int, int]() visible all
+    }
+    flow {
+      round {
+        turns in seats: pick
+      }
+    }
+    phase pick {
+      open: bool = false
+      on enter {
+        open = can(take)
+      }
+      done when not can(take)
+      action take(k: int in [1, 2, 3])
+        when k == 1 or count % 2 == 1 or table[k] > 0
+      {
+        count = count + k
+        end phase
+      }
+    }
+    ending full after_turn when count > 9 => tie
+''')
+
+
+def test_a_shared_listing_that_fails_falls_back_to_can(tmp_path):
+    """Where the listing that the `on enter` keeps meets an error that
+    `can` (stopping at its first choice) does not, the `on enter` answers
+    with `can`, and play raises where the interpreter raises."""
+    spec = tmp_path / "shared.atoll"
+    spec.write_text(SHARED)
+    a, b = _games(spec)
+    assert "phenterm_pick" in a.ns
+    assert _same_play(a, b, seeds=range(12)) is None
+    errors = {_play(a, s, "auto")[1][-1][0] for s in range(12)}
+    assert "error" in errors
