@@ -520,7 +520,13 @@ class Game(FlowEngine, GameText):
                 st.ctl[6] = True
                 self._where = self._action_where[spec.index]
                 self._fn[spec.index][2](st.S, me, X, *params)
-                if not self._after_effects(st, X):
+                if X.end == "phase" and X.outcome is None and not st.ctl[5] and self._flend is not None:
+                    # as _after_effects: the endings `immediately`, then the end
+                    # of the phase and _settle, by the generated flow (see _act)
+                    if not self._check_endings(st, X, "immediately"):
+                        X.end = None
+                        self._flow(st, st.S, st.ctl, X)
+                elif not self._after_effects(st, X):
                     self._settle(st, X)
             if action is None:
                 self._past_bound(st, S0, ctl0, outcome0, action, forced)
