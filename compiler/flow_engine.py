@@ -28,7 +28,7 @@ class FlowEngine:
                 st.ctl[0] = i
                 break
         else:
-            raise ModelError("no `round` of the flow applies; give the last one no condition")
+            self._no_round()
         st.ctl[1] = -1
         self._next_stage(st, X)
 
@@ -41,10 +41,7 @@ class FlowEngine:
                     return
                 self._begin_round(st, X)
                 return
-            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
-            if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
-                raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
-                                 f"0..{self.num_players - 1}")
+            players = self._stage_players(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
                 if stages[st.ctl[1]][2] == "around" and not self._start_around(st, stages[st.ctl[1]]):
@@ -57,6 +54,17 @@ class FlowEngine:
                         enter(st.S, p, X)
                     st.ctl[5] = False
                 return
+
+    def _stage_players(self, players) -> tuple:
+        """The players a stage names, as a tuple of seats."""
+        players = tuple(players)
+        if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
+            raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
+                             f"0..{self.num_players - 1}")
+        return players
+
+    def _no_round(self) -> None:
+        raise ModelError("no `round` of the flow applies; give the last one no condition")
 
     def _next_phase(self, st: State, X: Transaction) -> None:
         st.ctl[3] += 1

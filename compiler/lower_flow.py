@@ -32,8 +32,11 @@ the `on enter` with that `can` answered by ``a``'s listing, kept in ``M``
 should the listing fail), and the generated flow hands the same ``M`` to
 ``phdonem``. The listing kept is then the one the `done when` would make.
 
-The turn flow itself is lowered too. For each position of the flow (phase
-``k`` of stage ``j`` of round ``i``) the module gets ``flend_<i>_<j>_<k>(G,
+The turn flow itself is lowered too. The end of a stage returns
+``flstage_<i>_<j+1>`` (the next stage begins: its players, then its first
+phase entered as below) or ``flround_<i>`` (the endings `after_round`, the
+round count, the next round chosen by its condition). For each position of
+the flow (phase ``k`` of stage ``j`` of round ``i``) the module gets ``flend_<i>_<j>_<k>(G,
 st, S, ctl, X)``: that phase has just ended, and the function does what the
 interpreter (``FlowEngine._next_phase`` then ``_settle``) does from there,
 written out for that position up to the next decision: the next phase of
@@ -47,8 +50,9 @@ It hands over to the interpreter wherever the written-out way would need
 more than the usual steps, at the very point the interpreter would be:
 after an `on enter`/`auto` that finishes the game, signals `end phase`/`end
 turn` or makes an ending hold, or whose endings test fails
-(``FlowEngine._after_enter``, which words errors as ever); when the stage
-is over (``_next_stage``: the next stage or round); at a `repeat when` that holds;
+(``FlowEngine._after_enter``, which words errors as ever); at a `repeat
+when` that holds; at a stage that names no players or an around stage whose
+`until` holds at its start (``_next_stage`` goes on);
 and everywhere in a simultaneous stage. The settings of ``G._where`` are
 those the interpreter makes (an error or a `win` names the same step).
 Sound because each step runs the same generated rule functions in the
@@ -189,6 +193,8 @@ class FlowLowerer(Lowerer):
             for j, st in enumerate(rd.stages):
                 for k in range(len(st.phases)):
                     self.flow_end(i, j, st, k)
+                self.flow_stage(i, j, st)
+            self.flow_round(i)
 
     def flow_end(self, i: int, j: int, st, k: int) -> None:
         E = self.emit
@@ -226,19 +232,75 @@ class FlowLowerer(Lowerer):
                 E(f"S[{slot}] = players[k]", 1)
             if st.until is not None:
                 E("G._where = 'the condition that ends a stage of the flow'", 1)
-                E(f"if {N.until_fn(i, j)}(S):   # the stage is over: the interpreter finds the next", 1)
+                E(f"if {N.until_fn(i, j)}(S):   # the stage is over", 1)
                 E("ctl[5] = True", 2)
-                E("G._next_stage(st, X)", 2)
-                E("G._settle(st, X)", 2)
-                E("return", 2)
+                E(f"return {self.after_stage(i, j)}", 2)
         else:
             E("ctl[2] += 1", 1)
-            E("if ctl[2] >= len(ctl[4]):   # the stage is over: the interpreter finds the next", 1)
+            E("if ctl[2] >= len(ctl[4]):   # the stage is over", 1)
             E("ctl[5] = True", 2)
+            E(f"return {self.after_stage(i, j)}", 2)
+        self.flow_enter(i, j, st, 0)
+        self.emit("", 0)
+
+    def after_stage(self, i: int, j: int) -> str:
+        """The step after stage ``j`` of round ``i``: the next stage's, or the end of the round."""
+        return N.flow_stage(i, j + 1) if j + 1 < len(self.p.flow.rounds[i].stages) else N.flow_round(i)
+
+    def flow_stage(self, i: int, j: int, st) -> None:
+        """``flstage_<i>_<j>``: stage ``j`` of round ``i`` begins (an
+        iteration of ``FlowEngine._next_stage``), up to its first decision.
+        A stage with no players, an around stage whose `until` already holds
+        and a simultaneous stage go on in the interpreter."""
+        E = self.emit
+        self.open_def(N.flow_stage(i, j), "G, st, S, ctl, X")
+        if st.kind == "simultaneous":
+            E(f"ctl[1] = {j - 1}", 1)
+            E("G._next_stage(st, X)", 1)
+            E("G._settle(st, X)", 1)
+            self.emit("", 0)
+            return
+        E(f"ctl[1] = {j}", 1)
+        E(f"players = G._stage_players({N.stage_fn(i, j)}(S))", 1)
+        E("if not players:   # the interpreter goes on to the next stage", 1)
+        E("G._next_stage(st, X)", 2)
+        E("G._settle(st, X)", 2)
+        E("return", 2)
+        E("ctl[2] = 0", 1)
+        E("ctl[3] = 0", 1)
+        E("ctl[4] = players", 1)
+        E("ctl[5] = True", 1)
+        E("ctl[6] = False", 1)
+        if st.kind == "around":
+            E(f"if not G._start_around(st, G.rounds[{i}][{j}]):   # skipped: the interpreter goes on", 1)
             E("G._next_stage(st, X)", 2)
             E("G._settle(st, X)", 2)
             E("return", 2)
         self.flow_enter(i, j, st, 0)
+        self.emit("", 0)
+
+    def flow_round(self, i: int) -> None:
+        """``flround_<i>``: round ``i`` is over (``FlowEngine._next_stage``
+        past its last stage, then ``_begin_round``): the endings
+        `after_round`, the round count, the next round's first stage."""
+        E = self.emit
+        last = self._flow_last_where
+        self.open_def(N.flow_round(i), "G, st, S, ctl, X")
+        E(f"ctl[1] = {len(self.p.flow.rounds[i].stages)}   # (as the interpreter leaves it, should an ending hold)", 1)
+        if "after_round" in last:
+            E("try:", 1)
+            E(f"e = {N.endings_at('after_round')}(S)", 2)
+            E("except G._Error:", 1)
+            E("e = 0   # _check_endings words the error", 2)
+            E("if e >= 0 and G._check_endings(st, X, 'after_round'):", 1)
+            E("return", 2)
+            E(f"G._where = {last['after_round']}", 1)
+        E("S[0] += 1", 1)
+        for r in range(len(self.p.flow.rounds)):
+            E(f"if {N.round_fn(r)}(S):", 1)
+            E(f"ctl[0] = {r}", 2)
+            E(f"return {N.flow_stage(r, 0)}", 2)
+        E("G._no_round()", 1)
         self.emit("", 0)
 
     def flow_enter(self, i: int, j: int, st, k: int) -> None:

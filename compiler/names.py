@@ -151,6 +151,16 @@ def flow_end(i: int, j: int, k: int) -> str:
     return f"flend_{int(i)}_{int(j)}_{int(k)}"
 
 
+def flow_stage(i: int, j: int) -> str:
+    """The generated step where stage ``j`` of round ``i`` begins (see lower_flow)."""
+    return f"flstage_{int(i)}_{int(j)}"
+
+
+def flow_round(i: int) -> str:
+    """The generated step where round ``i`` is over (see lower_flow)."""
+    return f"flround_{int(i)}"
+
+
 def until_fn(i: int, j: int) -> str:
     return f"until_{int(i)}_{int(j)}"
 

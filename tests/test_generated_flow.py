@@ -87,17 +87,19 @@ def test_the_generated_flow_runs():
     the interpreter), and each generated step is met in some game."""
     game, _ = _games(ROOT / "spec" / "masterislands.atoll", 3)
     met = {}
-    for i, rd in enumerate(game._flend):
-        for j, stage in enumerate(rd):
-            for k, fn in enumerate(stage):
-                def counted(*args, fn=fn, key=(i, j, k)):
-                    met[key] = met.get(key, 0) + 1
-                    return fn(*args)
-                stage[k] = game.ns[fn.__name__] = counted   # as the engine and the module call it
+    for name, fn in list(game.ns.items()):
+        if name.startswith(("flend_", "flstage_", "flround_")):
+            def counted(*args, fn=fn, key=name):
+                met[key] = met.get(key, 0) + 1
+                return fn(*args)
+            game.ns[name] = counted   # as the module calls it
+    game._flend = [[[game.ns[fn.__name__] for fn in stage] for stage in rd] for rd in game._flend]
     for seed in range(5):
         _play(game, seed, "auto")
-    # the usual round: discovery, conquest, resupply (the Corsair's round is off by default)
-    assert {(1, 0, 0), (1, 0, 1), (1, 0, 2)} <= set(met)
+    # the usual round: discovery, conquest, resupply, then the next round
+    # (the Corsair's round is off by default)
+    assert {"flend_1_0_0", "flend_1_0_1", "flend_1_0_2", "flround_1", "flstage_1_0"} <= set(met)
+    assert not any(name.endswith(("_0_0_0", "_0_1_0", "_0_2_0")) for name in met)
 
 
 def test_saved_games_load_the_same():
@@ -342,3 +344,40 @@ def test_a_shared_listing_that_fails_falls_back_to_can(tmp_path):
     assert _same_play(a, b, seeds=range(12)) is None
     errors = {_play(a, s, "auto")[1][-1][0] for s in range(12)}
     assert "error" in errors
+
+
+ROUNDS = textwrap.dedent('''
+    game rounds {
+      title: "Rounds"
+      players: 2..2
+    }
+    state {
+      count: int = 0 visible all
+    }
+    flow {
+      round when current_round < LIMIT {
+        turns in [p for p in seats if p >= count % 2]: go
+        turns in [count % 3]: go
+      }
+    }
+    phase go {
+      action step(n: int in [1, 2]) {
+        count = count + n
+        end phase
+      }
+    }
+''')
+
+
+@pytest.mark.parametrize("limit", ["4", "40"])
+def test_stage_and_round_errors_are_the_interpreters(tmp_path, limit):
+    """A stage that names a seat the game does not have, or a round that
+    no `round` applies to, met by the generated flow at the start of a stage
+    or the end of a round, stops play with the interpreter's error."""
+    spec = tmp_path / "rounds.atoll"
+    spec.write_text(ROUNDS.replace("LIMIT", limit))
+    a, b = _games(spec)
+    assert _same_play(a, b, seeds=range(10)) is None
+    ends = {_play(a, s, "auto")[1][-1][1].split(";")[0] for s in range(10)}
+    assert "a stage of the flow names players [2]" in ends
+    assert ("no `round` of the flow applies" in ends) == (limit == "4")
