@@ -157,7 +157,7 @@ class FlowLowerer(Lowerer):
                 self.function(N.phase("donem", ph.name), "S, me, M", self.ex(ph.done))
             finally:
                 self._memo_actions = None
-            shares = self.enter_shares(ph)
+            shares = self.enter_shares(ph) if self.frame.statics else []
             if shares:   # the `on enter`, answering those `can`s from listings kept in M
                 self._enter_memo = {name: index[name] for name in shares}
                 try:
@@ -170,7 +170,8 @@ class FlowLowerer(Lowerer):
                 finally:
                     self._enter_memo = None
         self.current_phase = None
-        self.flow_steps()
+        if self.frame.statics:   # a game's module (see flow_steps)
+            self.flow_steps()
         self.lines.extend(self.helpers[helpers:])
         return text + "\n".join(self.lines) + ("\n" if self.lines else "")
 
@@ -180,7 +181,11 @@ class FlowLowerer(Lowerer):
         flow: phase ``k`` of stage ``j`` of round ``i`` has just ended (what
         ``FlowEngine._next_phase`` then ``_settle`` do), written out up to
         the next decision (see the module's text). In a simultaneous stage
-        it hands over to the interpreter at once."""
+        it hands over to the interpreter at once. Only in the module of a
+        game (``statics`` given: ``pipeline.instantiate``): the general
+        module, which ``compile_spec`` compiles to report Python's limits
+        and no game plays, is left without them (a game built from a module
+        without them runs the interpreter's flow)."""
         p = self.p
         if not p.flow:
             return
