@@ -78,7 +78,7 @@ LOWERING_TESTS = [
 # exercise it). The order is the order of a full run.
 TESTS = {
     "runtime": ("atoll/compiler/runtime.py", [
-        "tests/mutation/test_runtime_mut.py", "tests/test_flow_fast.py",
+        "tests/mutation/test_runtime_mut.py", "tests/test_flow_fast.py", "tests/test_generated_flow.py",
         "tests/test_contracts.py", "tests/test_play.py", "tests/test_saves.py",
         "tests/test_save_rules.py", "tests/test_position.py", "tests/test_simultaneous.py",
         "tests/test_rounds.py", "tests/test_with_and_empty.py", "tests/test_intbound.py",

@@ -14,6 +14,10 @@ if TYPE_CHECKING:   # pragma: no cover
 class FlowEngine:
     """The methods of ``Game`` that run the turn flow (see the module's text)."""
 
+    #: What the generated flow catches (``except G._Error``: its module's
+    #: builtins are a short list without the exceptions).
+    _Error = Exception
+
     def _phase_name(self, st: State) -> str:
         return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
 
@@ -24,7 +28,7 @@ class FlowEngine:
                 st.ctl[0] = i
                 break
         else:
-            raise ModelError("no `round` of the flow applies; give the last one no condition")
+            self._no_round()
         st.ctl[1] = -1
         self._next_stage(st, X)
 
@@ -37,10 +41,7 @@ class FlowEngine:
                     return
                 self._begin_round(st, X)
                 return
-            players = tuple(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
-            if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
-                raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
-                                 f"0..{self.num_players - 1}")
+            players = self._stage_players(self._stage_fn[st.ctl[0]][st.ctl[1]](st.S))
             if players:
                 st.ctl[2], st.ctl[3], st.ctl[4], st.ctl[5], st.ctl[6] = 0, 0, players, True, False
                 if stages[st.ctl[1]][2] == "around" and not self._start_around(st, stages[st.ctl[1]]):
@@ -53,6 +54,17 @@ class FlowEngine:
                         enter(st.S, p, X)
                     st.ctl[5] = False
                 return
+
+    def _stage_players(self, players) -> tuple:
+        """The players a stage names, as a tuple of seats."""
+        players = tuple(players)
+        if any(not (isinstance(p, int) and 0 <= p < self.num_players) for p in players):
+            raise ModelError(f"a stage of the flow names players {list(players)}; seats are "
+                             f"0..{self.num_players - 1}")
+        return players
+
+    def _no_round(self) -> None:
+        raise ModelError("no `round` of the flow applies; give the last one no condition")
 
     def _next_phase(self, st: State, X: Transaction) -> None:
         st.ctl[3] += 1
@@ -145,6 +157,45 @@ class FlowEngine:
             self._end_turn(st, X)
         return st.outcome is not None
 
+    def _after_enter(self, st: State, X: Transaction, name: str, me: int, auto: bool) -> None:
+        """Where the generated flow (``flend_*``, compiler/lower_flow.py) hands
+        over, just after entering phase ``name`` for ``me`` (its `on enter`,
+        and `auto` if ``auto``, have run): the rest of that step of
+        ``_settle``, then ``_settle``."""
+        if self._after_effects(st, X):
+            return
+        ctl = st.ctl
+        if auto and not ctl[5] and self._phase_name(st) == name and ctl[4][ctl[2] % len(ctl[4])] == me:
+            self._next_phase(st, X)
+        self._settle(st, X)
+
+    @staticmethod
+    def _kept_can(M: dict, k: int, choices, can, S: list, me: int) -> bool:
+        """`can` of action ``k`` in a generated `on enter` (``phenterm``, see
+        compiler/lower_flow.py): answered by the action's listing, kept in
+        ``M`` for the `done when` that follows. Should the listing fail, the
+        plain `can` raises or answers (``can`` stops at the first choice; the
+        listing, going on, may meet an error that ``can`` does not)."""
+        L = M.get(k)
+        if L is None:
+            try:
+                L = choices(S, me)
+            except Exception:
+                return can(S, me)
+            M[k] = L
+        return L != []
+
+    def _flow(self, st: State, S: list, ctl: list, X: Transaction) -> None:
+        """The generated flow from the end of the present phase (see
+        compiler/lower_flow.py): each step returns the next one while phases
+        end without a decision."""
+        step = self._flend[ctl[0]][ctl[1]][ctl[3]]
+        for _ in range(1_000_000):
+            step = step(self, st, S, ctl, X)
+            if step is None:
+                return
+        raise ModelError("the flow ran a million automatic steps without a decision")
+
     def _sim_stage(self, st: State) -> bool:
         stages = self.rounds[st.ctl[0]]
         return 0 <= st.ctl[1] < len(stages) and stages[st.ctl[1]][2] == "simultaneous"
@@ -229,7 +280,14 @@ class FlowEngine:
                     ends = imm(S)
                 except Exception:   # _check_endings words the error
                     ends = 0
-            if X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
+            if X.end == "phase" and X.outcome is None and ends < 0 and not ctl[5] \
+                    and self._flend is not None:
+                # `end phase` and nothing else: _after_effects would clear the
+                # signal and end the phase (the endings `immediately` were
+                # just tested on S, none holds), then _settle: the generated flow
+                X.end = None
+                self._flow(st, S, ctl, X)
+            elif X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
                 if not self._after_effects(st, X, imm is not None and ends < 0):
                     self._settle(st, X)
             else:   # the first step of _settle, in the phase of the action
@@ -247,9 +305,12 @@ class FlowEngine:
                 if over:
                     if repeat(S, me):
                         ctl[5] = True
+                        self._settle(st, X)
+                    elif self._flend is not None:   # the generated flow from here
+                        self._flow(st, S, ctl, X)
                     else:
                         self._next_phase(st, X)
-                    self._settle(st, X)
+                        self._settle(st, X)
                 elif M:
                     st._memo = (S, ctl, M)
             for i, ok in self._int_watch:   # as _transact
@@ -262,7 +323,9 @@ class FlowEngine:
             return
         st.rng[1] = X.counter
         st.pending = None
-        st.choosing, st.chosen = None, []
+        st.choosing = None
+        if st.chosen:   # (a list never changed in place: an empty one may stay)
+            st.chosen = []
         st._legal = None
         st._events = X.events
 

@@ -36,6 +36,9 @@ class Frame:
         self.statics = statics or {}
         self._def_total: dict = {}
         self._cans = None   # while `total` decides `can` calls (see post_total)
+        # `reads` gives the slots the value may depend on, not every slot read:
+        # `x and false` reads nothing (compiler/lower_flow.py, enter_shares)
+        self.value_reads = False
 
     # ------------------------------------------------------------ slots
     def slot_of_ref(self, ref) -> Optional[tuple]:
@@ -211,6 +214,10 @@ class Frame:
                 if left is not None and bool(left) == (n.op == "or"):
                     stack.append(n.left)
                     continue
+                if self.value_reads:   # the right side decides the value, the left cannot fail
+                    right = self.const(n.right, known)
+                    if right is not None and bool(right) == (n.op == "or") and self.total(n.left):
+                        continue
             if isinstance(n, A.IfExpr):
                 c = self.const(n.cond, known)
                 if c is not None:

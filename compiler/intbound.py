@@ -271,6 +271,9 @@ def locate(game, st, S0, ctl0, outcome0, action, forced, slot: int) -> tuple[str
         before[0] = list(s.S)
         return plain(game, s, X)
 
+    # every step through _after_effects: the interpreter's flow, not the
+    # generated one (compiler/lower_flow.py), which plays the same steps
+    flend, game._flend = game._flend, None
     game._after_effects, game._locating = tested, True
     try:
         game._transact(probe, action, None if forced is None else list(forced))
@@ -281,6 +284,7 @@ def locate(game, st, S0, ctl0, outcome0, action, forced, slot: int) -> tuple[str
     finally:
         del game._after_effects
         game._locating = False
+        game._flend = flend
     if found:
         return found[0]
     spec = action[0]      # pragma: no cover - each step is tested above

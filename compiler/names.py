@@ -76,9 +76,10 @@ def init(name: str) -> str:
 
 # ---------------------------------------------------------------- phases and actions
 
-PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem")
-# phdonem: `done when` keeping the lists of choices it computes (see lower_flow)
-OPTIONAL_PHASE_ROLES = ("auto", "donem")
+PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem", "enterm")
+# phdonem: `done when` keeping the lists of choices it computes (see lower_flow);
+# phenterm: `on enter` keeping them for the `done when` that follows
+OPTIONAL_PHASE_ROLES = ("auto", "donem", "enterm")
 ACTION_ROLES = ("gen", "choices", "why", "effect", "ensures", "ok", "post")
 OPTIONAL_ACTION_ROLES = ("ok", "post")
 
@@ -143,6 +144,21 @@ def round_fn(i: int) -> str:
 
 def stage_fn(i: int, j: int) -> str:
     return f"stage_{int(i)}_{int(j)}"
+
+
+def flow_end(i: int, j: int, k: int) -> str:
+    """The generated step after phase ``k`` of stage ``j`` of round ``i`` ends (see lower_flow)."""
+    return f"flend_{int(i)}_{int(j)}_{int(k)}"
+
+
+def flow_stage(i: int, j: int) -> str:
+    """The generated step where stage ``j`` of round ``i`` begins (see lower_flow)."""
+    return f"flstage_{int(i)}_{int(j)}"
+
+
+def flow_round(i: int) -> str:
+    """The generated step where round ``i`` is over (see lower_flow)."""
+    return f"flround_{int(i)}"
 
 
 def until_fn(i: int, j: int) -> str:

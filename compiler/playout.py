@@ -142,11 +142,24 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
     st = g.new_initial_state(seed=seed)
     randrange = (random.Random(seed) if rng is None else rng).randrange
     steps = 0
+    act, hist = g._act, st._hist
     while st.outcome is None:
-        n = len(st._legal if st._legal is not None else legal_moves(g, st))
+        L = st._legal
+        if L is None:
+            L = legal_moves(g, st)
+        n = len(L)
         if not n:
             break
-        apply_move(g, st, randrange(n))
+        i = randrange(n)
+        if L.__class__ is Moves and st.chance_mode == "auto":   # apply_move, written out
+            params = L[i]
+            for end, ai in L.ends:
+                if i < end:
+                    break
+            act(st, ai, params, None)
+            hist.append((ai, params))   # (no chance waits: chance is drawn from the stream)
+        else:
+            apply_move(g, st, i)
         steps += 1
         if steps == max_steps:
             break

@@ -520,6 +520,14 @@ class Game(FlowEngine, GameText):
         self._act_steps = [(self._fn[a.index][2], self._action_where[a.index]) + self._phase_fn[a.phase][2:4]
                            + (self._phase_where[a.phase][2], ns.get(N.phase("donem", a.phase)))
                            for a in actions]
+        # the generated flow per position (see compiler/lower_flow.py), or
+        # None where the module has none (the interpreter runs the flow)
+        self._flend = None
+        self._inits = None   # see new_initial_state
+        if all(N.flow_end(i, j, k) in ns for i, rd in enumerate(rounds)
+                                     for j, stage in enumerate(rd) for k in range(len(stage[1]))):
+            self._flend = [[[ns[N.flow_end(i, j, k)] for k in range(len(stage[1]))] for j, stage in enumerate(rd)]
+                           for i, rd in enumerate(rounds)]
         # The slots that hold ints, with the test that they are within the bound:
         # every int (for the setup and saving), and after an action only the
         # ints that can have changed (see atoll.compiler.intbound).
@@ -551,9 +559,12 @@ class Game(FlowEngine, GameText):
         st = State(self)
         st.chance_mode = chance
         st.rng = [int(seed) & _MASK, 0]
-        st.S = [0] + [self.ns[N.init(name)]() if scope == "global" else
-                      tuple(self.ns[N.init(name)]() for _ in range(self.num_players))
-                      for name, scope in self.info["state_vars"]] + \
+        inits = self._inits
+        if inits is None:   # each state variable's initial value, by its function (bound once)
+            inits = self._inits = [(self.ns[N.init(name)], scope == "global")
+                                   for name, scope in self.info["state_vars"]]
+        st.S = [0] + [init() if one else tuple(init() for _ in range(self.num_players))
+                      for init, one in inits] + \
                list(self.info.get("phase_initial") or [None] * self.info["phase_slots"])
         self._transact(st, None, [] if chance == "explicit" else None)
         return st
@@ -586,7 +597,13 @@ class Game(FlowEngine, GameText):
                 st.ctl[6] = True
                 self._where = self._action_where[spec.index]
                 self._fn[spec.index][2](st.S, me, X, *params)
-                if not self._after_effects(st, X):
+                if X.end == "phase" and X.outcome is None and not st.ctl[5] and self._flend is not None:
+                    # as _after_effects: the endings `immediately`, then the end
+                    # of the phase and _settle, by the generated flow (see _act)
+                    if not self._check_endings(st, X, "immediately"):
+                        X.end = None
+                        self._flow(st, st.S, st.ctl, X)
+                elif not self._after_effects(st, X):
                     self._settle(st, X)
             if action is None:
                 self._past_bound(st, S0, ctl0, outcome0, action, forced)

@@ -60,7 +60,7 @@ class Transaction:
     def __init__(self, seed: int, counter: int, forced: Optional[list] = None,
                  choices: Optional[list] = None):
         self.seed, self.counter, self.forced, self.used = seed, counter, forced, 0
-        self.choices, self.chosen = choices or [], 0
+        self.choices, self.chosen = choices or (), 0
         self.end = None
         self.outcome = None
         self.events = []
