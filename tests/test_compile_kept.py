@@ -56,27 +56,27 @@ def test_walk_visits_in_the_recursive_order(spec):
     assert len(list(A.walk(items))) > 30
 
 
-def test_a_compile_runs_without_the_cycle_collector_and_puts_it_back(tmp_path, monkeypatch):
+def test_a_compile_runs_without_full_collections_and_puts_the_thresholds_back(tmp_path, monkeypatch):
     import gc
     seen = []
     real = pipeline._lowered
-    monkeypatch.setattr(pipeline, "_lowered", lambda *a: seen.append(gc.isenabled()) or real(*a))
+    monkeypatch.setattr(pipeline, "_lowered", lambda *a: seen.append(gc.get_threshold()) or real(*a))
     spec = tmp_path / "g.atoll"
     spec.write_text(COUNTDOWN.read_text())
-    assert gc.isenabled()
+    before = gc.get_threshold()
     atoll.compile_spec(spec)
-    assert seen == [False] and gc.isenabled()
+    assert seen == [(before[0], before[1], pipeline._NO_FULL_COLLECTION)] and gc.get_threshold() == before
     broken = tmp_path / "broken.atoll"
     broken.write_text("phase {{\n")
     with pytest.raises(SpecError):
         atoll.compile_spec(broken)
-    assert gc.isenabled()          # back on after a refused spec as well
-    gc.disable()                   # a caller that had it off finds it off
+    assert gc.get_threshold() == before          # back after a refused spec as well
+    gc.set_threshold(500, 5, 7)                  # a caller's own thresholds are kept
     try:
         atoll.compile_spec(spec)
-        assert not gc.isenabled()
+        assert seen[-1] == (500, 5, pipeline._NO_FULL_COLLECTION) and gc.get_threshold() == (500, 5, 7)
     finally:
-        gc.enable()
+        gc.set_threshold(*before)
 
 
 @pytest.mark.parametrize("players, options, refused", [
