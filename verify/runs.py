@@ -22,6 +22,7 @@ from atoll.compiler import names as N
 from atoll.compiler.playout import Moves, move_kind
 from atoll.compiler.runtime import ModelError
 from atoll.render import label, move_label, view_types
+from atoll.verify.explore import PositionHasher
 from atoll.verify.reads import changed as changed_slots, mask, slots_read
 from atoll.grammar import ast as A
 
@@ -98,6 +99,25 @@ class PlayCheck:
                         f"the rule that allows it is action `{spec.name}` of phase `{spec.phase}`{cite}")
         return None
 
+    def bad_move(self, state, L, start: int, end: int) -> Optional[str]:
+        """``bad_action`` at a node where one player decides, over the lean
+        listing ``L`` (``state.legal_moves()``, a ``Moves``) whose moves
+        ``L[start:end]`` are all of the property's kind: the same function
+        on the same arguments (the player to move, each move's parameters),
+        in the same order. At the first move that fails or cannot be
+        evaluated, ``bad_action`` words it: it evaluates the same moves in
+        the same order, so it stops at the same one, for the same reason."""
+        S, fn, ctl = state.S, self.fn, state.ctl
+        me = ctl[4][ctl[2] % len(ctl[4])]
+        for j in range(start, end):
+            try:
+                if fn(S, me, *L[j]):
+                    continue
+            except Exception:
+                pass
+            return self.bad_action(state)
+        return None
+
     def step_key(self, state, steps: int):
         if self.pr.step == "action":
             return steps
@@ -153,7 +173,7 @@ class PlayCheck:
         kind = self.pr.kind
         terminates = kind == "terminates"
         seen = set() if self.record_states else None
-        memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
+        hasher = PositionHasher(g) if seen is not None else None   # only the values that changed hashed again
         cap = run.cap = self.cap_for(state)
         deadline = self.deadline
         last_key, last_measure = None, None
@@ -167,7 +187,7 @@ class PlayCheck:
         steps = 0
         while problem is None and not state.is_terminal():
             if seen is not None:
-                seen.add(hash(_position(g, state, memo)))
+                seen.add(hasher(state))
             if stop_at is not None and steps >= stop_at:
                 run.cut = "cap"
                 break
@@ -224,7 +244,7 @@ class PlayCheck:
                 problem = self.check(state)
                 dirty = 0
         if seen is not None:
-            seen.add(hash(_position(g, state, memo)))
+            seen.add(hasher(state))
             run.states = tuple(seen)
         if problem is not None:
             run.violation, run.outcome, run.cut = problem, "violation", None
@@ -357,11 +377,6 @@ def move_id(state, moves, i: int) -> int:
         g = state.game
         return g._action_id(g.actions[move_kind(moves, i)], moves[i])
     return moves[i].id
-
-
-def _position(game, st, memo=None):
-    from atoll.verify.explore import state_key
-    return state_key(game, st, memo)
 
 
 def change_text(codec, t, old, new) -> str:
