@@ -161,7 +161,7 @@ class PlayCheck:
             run.violation = str(e) if isinstance(e, PropertyError) else f"model error: {e}"
             run.outcome, run.cut, run.ending = "error", None, None
             if isinstance(e, ModelError):
-                run.failed = None if self._last is None else str(self._last)
+                run.failed = None if self._last is None else _label_of(*self._last)
         run.steps = len(run.actions)
         return run
 
@@ -197,7 +197,7 @@ class PlayCheck:
             if deadline is not None and steps % 64 == 63 and time.perf_counter() > deadline:
                 run.cut = "time"
                 break
-            legal = state.legal_actions()
+            legal = state.legal_moves()   # the lean path: no Action objects unless a check asks
             if not legal:
                 if kind == "deadlock_free":
                     problem = self.check(state)
@@ -213,13 +213,13 @@ class PlayCheck:
             else:
                 i = rng.randrange(len(legal))
                 run.random_choices += 1
-            a = legal[i]
+            aid = move_id(state, legal, i)
             run.choices.append(i)
-            self._last = a   # its label is written only if it fails
+            self._last = (state, i)   # its label is written only if it fails
             before = list(state.S) if reads is not None else None
-            state.apply_action(a)
+            state.apply_move(i)
             self._last = None
-            run.actions.append(a.id)
+            run.actions.append(aid)
             steps += 1
             if reads is not None:
                 dirty |= changed_slots(before, state.S)
@@ -254,12 +254,14 @@ class PlayCheck:
             run.outcome = "cut"
 
     def steer(self, state, legal, rng) -> int:
-        """The index of an action after which the measure stays highest."""
+        """The index of a move of ``legal`` (``state.legal_moves()``) after
+        which the measure stays highest: each move tried on a clone (which
+        keeps the listing, so the move is applied without listing again)."""
         best, best_m = [], None
-        for i, a in enumerate(legal):
+        for i in range(len(legal)):
             c = state.clone()
-            self._last = a
-            c.apply_action(a)
+            self._last = (c, i)
+            c.apply_move(i)
             self._last = None
             m = self.measure(c) + (10**6 if not c.is_terminal() else 0)
             if best_m is None or m > best_m:
@@ -352,6 +354,12 @@ class PlayCheck:
                         "changes": {"(failed)": run.violation}})
         self.position = _describe(state)
         return out
+
+
+def _label_of(state, i: int) -> str:
+    """The label of move ``i`` of ``state`` (whose move failed: a failed
+    move leaves the state as it was, so its legal actions are the same)."""
+    return str(state.legal_actions()[i])
 
 
 def _reads_mask(game, pr) -> Optional[int]:
