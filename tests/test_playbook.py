@@ -201,3 +201,23 @@ def test_induction_follows_setup_once_per_game(game, monkeypatch):
     kept = [induction.check_induction(prog, g, pr, 5000) for pr in props]
     assert kept == fresh and fresh[1][1]["step"] == "setup"
     assert len(calls) == 1
+
+
+def test_nothing_is_kept_for_a_configuration_once_checked(game, monkeypatch):
+    """A matrix checked in one process keeps nothing of a configuration
+    once its checks are made: its sampled positions (which hold the game)
+    and so its search graphs go with it."""
+    import gc
+    from atoll.verify import explore, play, runner
+    monkeypatch.setattr(play, "MAX_STATES", 40)   # bounded searches: positions are sampled
+    _, path, prog = game
+    names = [n for n, pr in prog.properties.items() if playbook.shares(pr)]
+    gc.collect()
+    positions, graphs = len(play._POSITIONS), len(explore._GRAPHS)
+    sampled = []
+    real = play.sample_positions
+    monkeypatch.setattr(play, "sample_positions", lambda *a, **k: sampled.append(1) or real(*a, **k))
+    out = runner._run_config(path, 4, 0, 5000, (), 2, {}, names)
+    assert len(out) == len(names) and sampled   # positions were sampled for this configuration
+    gc.collect()
+    assert len(play._POSITIONS) <= positions and len(explore._GRAPHS) <= graphs

@@ -367,6 +367,19 @@ def _positions(chk, game, pr, spec_path, evidence, state_check, edge_check):
 _POSITIONS: dict = {}
 
 
+def forget(game) -> None:
+    """Drop what was kept for this game's checks (its sampled positions and
+    search graphs, the counts of its games' states), once they are all made:
+    the positions hold the game, so that nothing kept for it would go with
+    it otherwise (a matrix checked in one process kept every configuration's)."""
+    from atoll.verify import explore
+    kept = _POSITIONS.get(id(game))
+    if kept is not None and kept[0]() is game:
+        del _POSITIONS[id(game)]
+    explore._GRAPHS.pop(game, None)
+    _DISTINCT.clear()
+
+
 def _positions_of(game) -> list:
     """The sampled positions of this game, drawn once (every property searches the same)."""
     import weakref

@@ -309,6 +309,8 @@ def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=N
         return _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result)
     finally:
         playbook.forget(game)
+        from atoll.verify import play
+        play.forget(game)   # its searches' graphs and sampled positions: not asked for again
 
 
 def _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result):
