@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 import time
 import weakref
+from array import array
 from typing import Optional
 
 from atoll.compiler.runtime import ModelError
@@ -159,7 +160,8 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         if record:
             position_hash()
             if steps not in shared_states:
-                shared_states[steps] = tuple(set(hashes[:steps + 1]))
+                # 8 bytes a position (a hash is a signed 64-bit int), not an int object each
+                shared_states[steps] = array("q", set(hashes[:steps + 1]))
             run.states = shared_states[steps]
         if outcome == "violation":
             run.violation, run.outcome = problem, "violation"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -44,7 +45,7 @@ class Run:
     random_choices: int = 0        # decisions taken by the uniform policy
     ending: Optional[str] = None   # the ending reached, for a game that ended
     cut: Optional[str] = None      # why an unfinished game stopped: "cap", "time", "deadlock"
-    states: tuple = ()             # hashes of the positions met
+    states: tuple = ()             # hashes of the positions met (an array of 64-bit ints once played)
     cap: int = 0                   # the most actions this game could be played for
 
 
@@ -245,7 +246,7 @@ class PlayCheck:
                 dirty = 0
         if seen is not None:
             seen.add(hasher(state))
-            run.states = tuple(seen)
+            run.states = array("q", seen)   # 8 bytes a position, not an int object each
         if problem is not None:
             run.violation, run.outcome, run.cut = problem, "violation", None
         elif state.is_terminal():
