@@ -54,3 +54,18 @@ def test_parallel_jobs_give_the_same_verdicts(tmp_path, capsys):
     key = lambda r: (r["property"], r["players"], json.dumps(r["options"], sort_keys=True))  # noqa: E731
     assert [(key(r), r["verdict"], r["method"]) for r in one] == \
            [(key(r), r["verdict"], r["method"]) for r in two]
+
+
+def test_the_longest_configurations_are_handed_out_first(tmp_path):
+    """With processes to share them, the configurations whose first random
+    game is longest go first (here `fast = false`: six turns, not three),
+    then those with more checks; every configuration is still there once."""
+    from atoll.compiler import pipeline
+    from atoll.verify.runner import _longest_first
+    p = tmp_path / "g.atoll"
+    p.write_text(SPEC)
+    comp = pipeline.compile_spec(p)
+    tasks = [(2, {"fast": True}, ["behaviour"]), (3, {"fast": True}, ["behaviour", "by_mode"]),
+             (2, {"fast": False}, ["behaviour"]), (3, {"fast": False}, ["behaviour", "pure"])]
+    order = _longest_first(comp, tasks, 0)
+    assert order == [tasks[3], tasks[2], tasks[1], tasks[0]]

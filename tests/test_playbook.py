@@ -3,12 +3,16 @@
 the verdicts and evidence are those of checking each property alone."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from atoll.compiler import pipeline
 from atoll.verify import playbook
 from atoll.verify.play import check_by_play
 from atoll.verify.runs import PlayCheck
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SPEC = '''game g { title: "G" players: 2..3 }
 state {
@@ -39,6 +43,8 @@ property stuck "never stuck" deadlock_free
 property reached "reached" reachable banked[0] >= 10
 property never "not reached" reachable banked[0] > 1000
 property lowers "a measure per turn" terminates by 100 - banked[0] - banked[1] per turn
+property stop_early "stops come early" invariant forall stop(): at_risk < 15
+property stop_unsure "cannot be evaluated for a stop" invariant forall stop(): last[at_risk] >= 0
 '''
 
 
@@ -74,7 +80,41 @@ def test_each_property_gets_the_run_it_gets_alone(game, record):
                 outcomes.add((c.pr.name, r.outcome))
     # the cases that matter were met: a violation late and at once, an error, an end, a cap
     assert {("fails_late", "violation"), ("fails_at_once", "violation"), ("cannot_say", "error"),
-            ("stays", "ok"), ("reached", "violation"), ("never", "ok")} <= outcomes
+            ("stays", "ok"), ("reached", "violation"), ("never", "ok"),
+            ("stop_early", "violation"), ("stop_unsure", "error"), ("some_stop", "ok")} <= outcomes
+
+
+_SPECS = sorted(ROOT.glob("spec/*.atoll")) + sorted(ROOT.glob("spec/variants/*.atoll"))
+
+
+@pytest.mark.parametrize("path", _SPECS, ids=lambda p: p.stem)
+def test_shipped_properties_get_the_runs_they_get_alone(path):
+    """Every property of a shipped spec that shares its games (action
+    invariants checked over the lean moves of their action only, the
+    properties about one state only when a slot they read changed, the
+    positions hashed incrementally) gets, field by field, the run it gets
+    playing alone (every state checked the long way)."""
+    comp = pipeline.compile_spec(path)
+    g = pipeline.instantiate(comp, comp.program.player_range[0], {})
+    checks = []
+    for pr in comp.program.properties.values():
+        if playbook.shares(pr):
+            c = PlayCheck(g, pr, max_steps=120)
+            c.record_states = True
+            checks.append(c)
+    assert checks
+    for seed in range(3):
+        together = playbook.play_together(g, checks, seed)
+        for c, r in zip(checks, together):
+            alone = c.play(seed, (), "uniform")
+            assert _fields(r) == _fields(alone), (path.name, c.pr.name, seed)
+
+
+def test_kanaloa_has_action_invariants_to_share():
+    """(the shipped spec that makes the test above check action invariants
+    over the lean moves)"""
+    comp = pipeline.compile_spec(ROOT / "spec" / "kanaloa.atoll")
+    assert sum(pr.kind == "action_invariant" for pr in comp.program.properties.values()) > 5
 
 
 @pytest.mark.parametrize("states", [40])   # the searches decide little: play decides
@@ -161,3 +201,23 @@ def test_induction_follows_setup_once_per_game(game, monkeypatch):
     kept = [induction.check_induction(prog, g, pr, 5000) for pr in props]
     assert kept == fresh and fresh[1][1]["step"] == "setup"
     assert len(calls) == 1
+
+
+def test_nothing_is_kept_for_a_configuration_once_checked(game, monkeypatch):
+    """A matrix checked in one process keeps nothing of a configuration
+    once its checks are made: its sampled positions (which hold the game)
+    and so its search graphs go with it."""
+    import gc
+    from atoll.verify import explore, play, runner
+    monkeypatch.setattr(play, "MAX_STATES", 40)   # bounded searches: positions are sampled
+    _, path, prog = game
+    names = [n for n, pr in prog.properties.items() if playbook.shares(pr)]
+    gc.collect()
+    positions, graphs = len(play._POSITIONS), len(explore._GRAPHS)
+    sampled = []
+    real = play.sample_positions
+    monkeypatch.setattr(play, "sample_positions", lambda *a, **k: sampled.append(1) or real(*a, **k))
+    out = runner._run_config(path, 4, 0, 5000, (), 2, {}, names)
+    assert len(out) == len(names) and sampled   # positions were sampled for this configuration
+    gc.collect()
+    assert len(play._POSITIONS) <= positions and len(explore._GRAPHS) <= graphs

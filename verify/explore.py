@@ -78,6 +78,16 @@ def _slot(v):
     return v
 
 
+def _slot_hash(v) -> int:
+    """``hash(_slot(v))``, without making the stand-in of a hashable value."""
+    if v.__class__ is not dict:
+        try:
+            return hash(v)
+        except TypeError:
+            return hash(_freeze(v))
+    return hash(_slot(v))
+
+
 def _slot_kept(v, memo: dict):
     """``_slot(v)``, kept in ``memo`` by the value's identity (a state shares
     most of its values with the state before it: an effect puts a new value
@@ -104,6 +114,12 @@ def state_key(game, st, memo: Optional[dict] = None):
         slots = tuple([_slot_kept(v, memo) for v in values])
     else:
         slots = tuple(_slot(v) for v in values)
+    return (slots,) + _control(st)
+
+
+def _control(st) -> tuple:
+    """The part of a state's key that is not its values: the flow, the
+    outcome, a chance event or a choice awaited."""
     pending = None if st.pending is None else (st.pending[0], _freeze(st.pending[1]),
                                                _freeze(st.pending[2]))
     ctl = st.ctl
@@ -115,7 +131,74 @@ def state_key(game, st, memo: Optional[dict] = None):
         None if st.choosing is None else
         (st.choosing[0], st.choosing[3], _freeze(st.choosing[1]), _action_key(st.choosing[4]),
          _freeze(st.choosing[5])), _freeze(st.chosen))
-    return (slots, _freeze(tuple(ctl)), st.outcome, pending, choice)
+    return (_flow(ctl), st.outcome, pending, choice)
+
+
+def _flow(ctl) -> tuple:
+    """``_freeze(tuple(ctl))``: the very same tuple when the flow holds only
+    numbers, flags and tuples of numbers (as it does), which freezing leaves
+    as they are; frozen otherwise."""
+    for x in ctl:
+        c = x.__class__
+        if c is int or c is bool or x is None:
+            continue
+        if c is tuple:
+            for y in x:
+                if y.__class__ is not int:
+                    return _freeze(tuple(ctl))
+            continue
+        return _freeze(tuple(ctl))
+    return tuple(ctl)
+
+
+# ---------------------------------------------------------------- the positions of a game, hashed
+
+def position_hash(game, st) -> int:
+    """A hash of ``state_key(game, st)`` for the "distinct states" that
+    play counts: two states have the same one exactly when they have the
+    same key (up to a collision of 64-bit hashes, as for the hash of the
+    key itself). It is made of each value's own hash, so that
+    :class:`PositionHasher` can make it over a game hashing only the values
+    that changed."""
+    first = 0 if game.info.get("reads_round", True) else 1
+    return hash((tuple([_slot_hash(v) for v in st.S[first:]]),) + _control(st))
+
+
+class PositionHasher:
+    """``position_hash`` of the states of one game, one after the other:
+    the hash of a value is kept while its slot holds the very same object
+    (an effect never changes a value in place: it puts a new value in the
+    slots it writes, see ``verify.reads``), so only the values that changed
+    are hashed again. Any state may be given (one not following the last is
+    told by identity, slot by slot); ``changed``, when the caller knows
+    them, the slots (as bits, ``verify.reads.changed``) whose value is not
+    the same object as in the state given before."""
+    __slots__ = ("first", "vals", "hs")
+
+    def __init__(self, game):
+        self.first = 0 if game.info.get("reads_round", True) else 1
+        self.vals: Optional[list] = None   # the values last hashed (a copy of that S)
+        self.hs: list = []                 # their hashes
+
+    def __call__(self, st, changed: Optional[int] = None) -> int:
+        S = st.S
+        vals, hs, first = self.vals, self.hs, self.first
+        if vals is None or len(vals) != len(S) or changed is not None and changed < 0:
+            hs = self.hs = [_slot_hash(v) for v in S]
+        elif changed is None:   # by identity, slot by slot
+            i = 0
+            for v, w in zip(S, vals):
+                if v is not w:
+                    hs[i] = _slot_hash(v)
+                i += 1
+        else:
+            while changed:
+                low = changed & -changed
+                i = low.bit_length() - 1
+                hs[i] = _slot_hash(S[i])
+                changed ^= low
+        self.vals = list(S)
+        return hash((tuple(hs[first:]),) + _control(st))
 
 
 def _action_key(action):

@@ -60,7 +60,7 @@ class Tally:
         self.cut = {"cap": 0, "time": 0}
         self.longest_ended = 0      # the longest game that reached an ending
         self.time_cut: list = []    # the lengths of the games cut by the time budget
-        self.states: set = set()
+        self.parts: list = []       # each game's positions met (hashes), for "distinct states"
         self.caps: set = set()
 
     @property
@@ -76,7 +76,7 @@ class Tally:
         self.longest = max(self.longest, run.steps)
         self.choices += len(run.choices)
         self.random += run.random_choices
-        self.states.update(run.states)
+        self.parts.append(run.states)
         if run.ending is not None:
             name = run.ending
             self.longest_ended = max(self.longest_ended, run.steps)
@@ -97,7 +97,7 @@ class Tally:
     def evidence(self) -> dict:
         out = {"played": self.played, "uniform": self.uniform, "steered": self.steered,
                "actions": self.actions, "longest": self.longest,
-               "distinct states": len(self.states),
+               "distinct states": distinct(self.parts),
                "random choices": round(self.random / self.choices, 3) if self.choices else 0.0,
                "endings": dict(sorted(self.endings.items(), key=lambda kv: (-kv[1], kv[0])))}
         if self.cut["cap"]:
@@ -106,6 +106,28 @@ class Tally:
         if self.cut["time"]:
             out["cut by the time budget"] = self.cut["time"]
         return out
+
+
+_DISTINCT: dict = {}   # (the ids of the parts) -> (the parts, their distinct count)
+
+
+def distinct(parts: list) -> int:
+    """How many distinct positions the games' parts hold together. The
+    properties of one configuration that watched the same shared games
+    (``verify.playbook``) hold the very same part objects: the count is
+    kept for the last few lists of parts, told by the parts' identity (the
+    parts are kept with it, so that their ids are not reused)."""
+    key = tuple(map(id, parts))
+    kept = _DISTINCT.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept[0], parts)):
+        return kept[1]
+    seen: set = set()
+    for p in parts:
+        seen.update(p)
+    if len(_DISTINCT) >= 8:
+        _DISTINCT.clear()
+    _DISTINCT[key] = (list(parts), len(seen))
+    return len(seen)
 
 
 def _search_evidence(ex, start: str, wide_setup: bool = False) -> dict:
@@ -343,6 +365,19 @@ def _positions(chk, game, pr, spec_path, evidence, state_check, edge_check):
 
 
 _POSITIONS: dict = {}
+
+
+def forget(game) -> None:
+    """Drop what was kept for this game's checks (its sampled positions and
+    search graphs, the counts of its games' states), once they are all made:
+    the positions hold the game, so that nothing kept for it would go with
+    it otherwise (a matrix checked in one process kept every configuration's)."""
+    from atoll.verify import explore
+    kept = _POSITIONS.get(id(game))
+    if kept is not None and kept[0]() is game:
+        del _POSITIONS[id(game)]
+    explore._GRAPHS.pop(game, None)
+    _DISTINCT.clear()
 
 
 def _positions_of(game) -> list:

@@ -25,11 +25,14 @@ from __future__ import annotations
 import random
 import time
 import weakref
+from array import array
 from typing import Optional
 
 from atoll.compiler.runtime import ModelError
 from atoll.verify.reads import changed as changed_slots
-from atoll.verify.runs import PlayCheck, PropertyError, Run, _position, move_id
+from atoll.compiler.playout import Moves
+from atoll.verify.explore import PositionHasher
+from atoll.verify.runs import PlayCheck, PropertyError, Run, move_id
 
 # The kinds checked by play whose uniform games can be shared. A measure per
 # action is left out: z3 usually proves it, and then it is never played.
@@ -49,7 +52,8 @@ def wanted(pr) -> tuple:
 class _Watch:
     """One property's view of a shared game: the checks :meth:`PlayCheck._play`
     makes, state by state."""
-    __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure", "skip", "dirty")
+    __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure", "skip", "dirty",
+                 "action")
 
     def __init__(self, chk: PlayCheck, run: Run):
         self.chk, self.run = chk, run
@@ -60,6 +64,9 @@ class _Watch:
         # gives the same answer as the one before (``verify.reads``); None: always check
         self.skip = chk.reads if chk.pr.kind in ("invariant", "reachable") else None
         self.dirty = 0   # for a measure: the slots changed since it was last evaluated
+        # an action invariant: the index of the action it is about (else None)
+        self.action = chk.game.action_by_name[chk.pr.action].index \
+            if chk.pr.kind == "action_invariant" else None
 
     def start(self, state) -> Optional[str]:
         chk = self.chk
@@ -97,6 +104,30 @@ class _Watch:
         return None
 
 
+def _lean_kinds(state):
+    """At a node where one player decides, {action index: (start, end)} of
+    the moves of each action in the lean listing (``state.legal_moves()``,
+    kept in the state for the next move), with that listing; None
+    elsewhere, or when the listing fails (the long way then meets the same
+    error, for each property in turn, as before)."""
+    if state.is_chance_node():
+        return None
+    try:
+        L = state.legal_moves()
+    except ModelError:
+        return None
+    if L.__class__ is not Moves:
+        return None
+    out, prev = {}, 0
+    for end, ai in L.ends:
+        if end > prev:
+            if ai in out:   # an action listed twice in one phase: the long way
+                return None
+            out[ai] = (prev, end)
+        prev = end
+    return out, L
+
+
 def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[float] = None,
                   record: bool = True) -> list:
     """The runs ``check.play(seed, choices, "uniform")`` would give for each
@@ -105,14 +136,16 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
     runs = [Run(None, [], 0, seed) for _ in checks]
     actions, picks = [], []
     hashes: list = []
-    memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
+    hasher = PositionHasher(game)   # each state's hash, only the values that changed hashed again
+    since = [None]   # the slots changed since the state last hashed (None: told by identity)
     random_choices = 0
     steps = 0
     state = None
 
     def position_hash():
         while len(hashes) <= steps:
-            hashes.append(hash(_position(game, state, memo)))
+            hashes.append(hasher(state, since[0]))
+            since[0] = 0
 
     shared_states: dict = {}
 
@@ -127,7 +160,8 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         if record:
             position_hash()
             if steps not in shared_states:
-                shared_states[steps] = tuple(set(hashes[:steps + 1]))
+                # 8 bytes a position (a hash is a signed 64-bit int), not an int object each
+                shared_states[steps] = array("q", set(hashes[:steps + 1]))
             run.states = shared_states[steps]
         if outcome == "violation":
             run.violation, run.outcome = problem, "violation"
@@ -147,10 +181,10 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         return runs
     rng = random.Random(seed)
 
-    def watching(w: _Watch, look) -> bool:
-        """Whether ``w`` goes on after ``look()`` checked the state (else its run is finished)."""
+    def watching(w: _Watch, look, *args) -> bool:
+        """Whether ``w`` goes on after ``look(*args)`` checked the state (else its run is finished)."""
         try:
-            problem = look()
+            problem = look(*args)
         except PropertyError as e:
             finish(w, "error", str(e))
             return False
@@ -165,19 +199,42 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             return True
         return False
 
-    active = [w for w in watches if watching(w, lambda w=w: w.start(state))]
+    active = [w for w in watches if watching(w, w.start, state)]
+    cap = min((w.cap for w in active), default=0)   # the first cap any of them meets
+    # The watchers in three groups, for the states where the game goes on: a
+    # property about one state with its read slots (``quiet``, all their slots
+    # together in ``reads``: when none of them changed, none of them is looked
+    # at), an action invariant (``by_action``: looked at only when its action
+    # has moves), any other (looked at in every state).
+    quiet, by_action, others, reads = [], {}, [], 0
+
+    def group(ws):
+        nonlocal quiet, by_action, others, reads
+        quiet, by_action, others, reads = [], {}, [], 0
+        for w in ws:
+            if w.skip is not None:
+                quiet.append(w)
+                reads |= w.skip
+            elif w.action is not None:
+                by_action.setdefault(w.action, []).append(w)
+            else:
+                others.append(w)
+    group(active)
     while active:
         if record:
             position_hash()
-        still = []
-        for w in active:
-            if steps >= w.cap:
-                finish(w, "cut", cut="cap")
-            else:
-                still.append(w)
-        active = still
-        if not active:
-            break
+        if steps >= cap:
+            still = []
+            for w in active:
+                if steps >= w.cap:
+                    finish(w, "cut", cut="cap")
+                else:
+                    still.append(w)
+            active = still
+            if not active:
+                break
+            cap = min(w.cap for w in active)
+            group(active)
         if deadline is not None and steps % 64 == 63 and time.perf_counter() > deadline:
             for w in active:
                 finish(w, "cut", cut="time")
@@ -221,6 +278,8 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         actions.append(aid)
         steps += 1
         changed = changed_slots(before, state.S)
+        if since[0] is not None:
+            since[0] = -1 if changed < 0 else since[0] | changed
         grouped = None
 
         def by_kind():   # the legal actions by kind, once per state for every action invariant
@@ -230,15 +289,33 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                 for x in state.legal_actions():
                     grouped.setdefault(x.kind, []).append(x)
             return grouped
-        going = not state.is_terminal()
-        still = []
-        for w in active:
-            skip = w.skip
-            if skip is not None and going and not (changed & skip):
-                still.append(w)   # it read nothing that changed: it still holds (or is not reached)
-            elif watching(w, lambda w=w: w.after(state, steps, by_kind, changed)):
-                still.append(w)
-        active = still
+        done = []   # the watchers whose run is finished
+        if state.is_terminal():   # every watcher looks at the last state
+            look = active
+        else:
+            look = []
+            if changed & reads:   # (else none of them read a slot that changed: each still holds)
+                look += [w for w in quiet if changed & w.skip]
+            if by_action:
+                lean = _lean_kinds(state)
+                if lean is None:   # not a node where one player decides: the long way
+                    for ws in by_action.values():
+                        look += ws
+                else:
+                    # An action invariant at a node where one player decides:
+                    # only the moves of its action are checked (``bad_action``
+                    # checks those alone), over the lean listing, which the
+                    # next move then uses. No such move: nothing to break it.
+                    at, L = lean
+                    for ai, ws in by_action.items():
+                        where = at.get(ai)
+                        if where is not None:
+                            done += [w for w in ws if not watching(w, w.chk.bad_move, state, L, *where)]
+            look += others
+        done += [w for w in look if not watching(w, w.after, state, steps, by_kind, changed)]
+        if done:
+            active = [w for w in active if w not in done]
+            group(active)
     return runs
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import weakref
+from itertools import compress
+from operator import is_not
 from typing import Optional
 
 _KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -46,17 +48,17 @@ def mask(indices) -> Optional[int]:
     return out
 
 
+_BITS = [1 << i for i in range(64)]
+
+
 def changed(before: list, after: list) -> int:
-    """The slots whose value is not the same object in ``after``, as bits."""
-    if len(before) != len(after):
+    """The slots whose value is not the same object in ``after``, as bits
+    (the bit of each slot where ``is not`` holds, summed: the loop runs in C)."""
+    n = len(after)
+    if len(before) != n:
         return -1   # every bit
-    out = 0
-    bit = 1
-    for a, b in zip(before, after):
-        if a is not b:
-            out |= bit
-        bit <<= 1
-    return out
+    bits = _BITS if n <= len(_BITS) else [1 << i for i in range(n)]
+    return sum(compress(bits, map(is_not, before, after)))
 
 
 def _defs(source) -> dict:

@@ -176,6 +176,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
             progress(done[0], total, name)
 
     tasks = [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
+    if dask is not None or (jobs > 1 and len(tasks) > 1):
+        tasks = _longest_first(comp, tasks, seed)
     if dask is not None:
         import concurrent.futures as cf
         from atoll import simulation
@@ -221,6 +223,33 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 mine.extend(ran)
         results += ran
     return results
+
+
+PROBE_ACTIONS = 2000   # the most actions of the game that tells a configuration's length
+
+
+def _longest_first(comp, tasks: list, seed: int) -> list:
+    """The configurations in the order to hand them to the processes: the
+    longest first, so that a long one does not start last while the other
+    processes idle. A configuration's length is told by the first game its
+    play will play (the random game of the seed, on the lean path, up to
+    ``PROBE_ACTIONS`` actions: most of a configuration's time is its games,
+    and in a configuration whose random games do not end, they run to the
+    cap); then by the number of its checks. Only the order changes: each
+    configuration is checked as it would be in any other order."""
+    from atoll.compiler import playout
+
+    def length(task):
+        n, opts, names = task
+        try:
+            game = pipeline.instantiate(comp, n, opts)
+            steps = playout.play_random(game, seed, max_steps=PROBE_ACTIONS)[1]
+        except Exception:   # a game that fails to start or to play: its checks say so
+            steps = 0
+        return (steps, len(names))
+    keyed = [(length(t), i, t) for i, t in enumerate(tasks)]
+    keyed.sort(key=lambda k: (-k[0][0], -k[0][1], k[1]))
+    return [t for _, _, t in keyed]
 
 
 def _frozen(opts: dict) -> tuple:
@@ -280,6 +309,8 @@ def _run_config(spec_path, games, seed, timeout_ms, axes, n, opts, names, comp=N
         return _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result)
     finally:
         playbook.forget(game)
+        from atoll.verify import play
+        play.forget(game)   # its searches' graphs and sampled positions: not asked for again
 
 
 def _checks(prog, game, spec_path, games, seed, timeout_ms, axes, n, names, on_result):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -22,6 +23,7 @@ from atoll.compiler import names as N
 from atoll.compiler.playout import Moves, move_kind
 from atoll.compiler.runtime import ModelError
 from atoll.render import label, move_label, view_types
+from atoll.verify.explore import PositionHasher
 from atoll.verify.reads import changed as changed_slots, mask, slots_read
 from atoll.grammar import ast as A
 
@@ -43,7 +45,7 @@ class Run:
     random_choices: int = 0        # decisions taken by the uniform policy
     ending: Optional[str] = None   # the ending reached, for a game that ended
     cut: Optional[str] = None      # why an unfinished game stopped: "cap", "time", "deadlock"
-    states: tuple = ()             # hashes of the positions met
+    states: tuple = ()             # hashes of the positions met (an array of 64-bit ints once played)
     cap: int = 0                   # the most actions this game could be played for
 
 
@@ -98,6 +100,25 @@ class PlayCheck:
                         f"the rule that allows it is action `{spec.name}` of phase `{spec.phase}`{cite}")
         return None
 
+    def bad_move(self, state, L, start: int, end: int) -> Optional[str]:
+        """``bad_action`` at a node where one player decides, over the lean
+        listing ``L`` (``state.legal_moves()``, a ``Moves``) whose moves
+        ``L[start:end]`` are all of the property's kind: the same function
+        on the same arguments (the player to move, each move's parameters),
+        in the same order. At the first move that fails or cannot be
+        evaluated, ``bad_action`` words it: it evaluates the same moves in
+        the same order, so it stops at the same one, for the same reason."""
+        S, fn, ctl = state.S, self.fn, state.ctl
+        me = ctl[4][ctl[2] % len(ctl[4])]
+        for j in range(start, end):
+            try:
+                if fn(S, me, *L[j]):
+                    continue
+            except Exception:
+                pass
+            return self.bad_action(state)
+        return None
+
     def step_key(self, state, steps: int):
         if self.pr.step == "action":
             return steps
@@ -141,7 +162,7 @@ class PlayCheck:
             run.violation = str(e) if isinstance(e, PropertyError) else f"model error: {e}"
             run.outcome, run.cut, run.ending = "error", None, None
             if isinstance(e, ModelError):
-                run.failed = None if self._last is None else str(self._last)
+                run.failed = None if self._last is None else _label_of(*self._last)
         run.steps = len(run.actions)
         return run
 
@@ -153,7 +174,7 @@ class PlayCheck:
         kind = self.pr.kind
         terminates = kind == "terminates"
         seen = set() if self.record_states else None
-        memo: dict = {}   # the values' hashable stand-ins, over this game (explore.state_key)
+        hasher = PositionHasher(g) if seen is not None else None   # only the values that changed hashed again
         cap = run.cap = self.cap_for(state)
         deadline = self.deadline
         last_key, last_measure = None, None
@@ -167,7 +188,7 @@ class PlayCheck:
         steps = 0
         while problem is None and not state.is_terminal():
             if seen is not None:
-                seen.add(hash(_position(g, state, memo)))
+                seen.add(hasher(state))
             if stop_at is not None and steps >= stop_at:
                 run.cut = "cap"
                 break
@@ -177,7 +198,7 @@ class PlayCheck:
             if deadline is not None and steps % 64 == 63 and time.perf_counter() > deadline:
                 run.cut = "time"
                 break
-            legal = state.legal_actions()
+            legal = state.legal_moves()   # the lean path: no Action objects unless a check asks
             if not legal:
                 if kind == "deadlock_free":
                     problem = self.check(state)
@@ -193,13 +214,13 @@ class PlayCheck:
             else:
                 i = rng.randrange(len(legal))
                 run.random_choices += 1
-            a = legal[i]
+            aid = move_id(state, legal, i)
             run.choices.append(i)
-            self._last = a   # its label is written only if it fails
+            self._last = (state, i)   # its label is written only if it fails
             before = list(state.S) if reads is not None else None
-            state.apply_action(a)
+            state.apply_move(i)
             self._last = None
-            run.actions.append(a.id)
+            run.actions.append(aid)
             steps += 1
             if reads is not None:
                 dirty |= changed_slots(before, state.S)
@@ -224,8 +245,8 @@ class PlayCheck:
                 problem = self.check(state)
                 dirty = 0
         if seen is not None:
-            seen.add(hash(_position(g, state, memo)))
-            run.states = tuple(seen)
+            seen.add(hasher(state))
+            run.states = array("q", seen)   # 8 bytes a position, not an int object each
         if problem is not None:
             run.violation, run.outcome, run.cut = problem, "violation", None
         elif state.is_terminal():
@@ -234,12 +255,14 @@ class PlayCheck:
             run.outcome = "cut"
 
     def steer(self, state, legal, rng) -> int:
-        """The index of an action after which the measure stays highest."""
+        """The index of a move of ``legal`` (``state.legal_moves()``) after
+        which the measure stays highest: each move tried on a clone (which
+        keeps the listing, so the move is applied without listing again)."""
         best, best_m = [], None
-        for i, a in enumerate(legal):
+        for i in range(len(legal)):
             c = state.clone()
-            self._last = a
-            c.apply_action(a)
+            self._last = (c, i)
+            c.apply_move(i)
             self._last = None
             m = self.measure(c) + (10**6 if not c.is_terminal() else 0)
             if best_m is None or m > best_m:
@@ -334,6 +357,12 @@ class PlayCheck:
         return out
 
 
+def _label_of(state, i: int) -> str:
+    """The label of move ``i`` of ``state`` (whose move failed: a failed
+    move leaves the state as it was, so its legal actions are the same)."""
+    return str(state.legal_actions()[i])
+
+
 def _reads_mask(game, pr) -> Optional[int]:
     """The slots a property about one state reads (an invariant, a goal, a
     measure), as bits; None for any other kind, or when they cannot be told."""
@@ -357,11 +386,6 @@ def move_id(state, moves, i: int) -> int:
         g = state.game
         return g._action_id(g.actions[move_kind(moves, i)], moves[i])
     return moves[i].id
-
-
-def _position(game, st, memo=None):
-    from atoll.verify.explore import state_key
-    return state_key(game, st, memo)
 
 
 def change_text(codec, t, old, new) -> str:
