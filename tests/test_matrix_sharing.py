@@ -69,3 +69,34 @@ def test_the_longest_configurations_are_handed_out_first(tmp_path):
              (2, {"fast": False}, ["behaviour"]), (3, {"fast": False}, ["behaviour", "pure"])]
     order = _longest_first(comp, tasks, 0)
     assert order == [tasks[3], tasks[2], tasks[1], tasks[0]]
+
+
+def test_the_workers_fork_from_a_frozen_parent_that_is_unfrozen_after(tmp_path, monkeypatch):
+    """The configurations' processes fork while the parent's objects are
+    frozen (``gc.freeze``: a worker's collections then leave the memory it
+    shares with the parent unwritten), and the parent is unfrozen after;
+    a caller's own freeze is left as it was."""
+    import concurrent.futures as cf
+    import gc
+    from atoll.verify import runner
+    seen = []
+
+    class Spy(cf.ProcessPoolExecutor):
+        def __init__(self, *a, **k):
+            seen.append(gc.get_freeze_count())
+            super().__init__(*a, **k)
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", Spy)
+    spec = tmp_path / "g.atoll"
+    spec.write_text(SPEC)
+    before = gc.get_freeze_count()
+    assert before == 0
+    serial = runner.run(str(spec), matrix=True, games=3, jobs=1)
+    forked = runner.run(str(spec), matrix=True, games=3, jobs=2)
+    assert len(seen) == 1 and seen[0] > 0 and gc.get_freeze_count() == 0
+    assert [(r.property, r.players, r.verdict) for r in forked] == [(r.property, r.players, r.verdict) for r in serial]
+    gc.freeze()
+    try:
+        runner.run(str(spec), matrix=True, games=3, jobs=2)
+        assert gc.get_freeze_count() > 0   # not unfrozen by the run
+    finally:
+        gc.unfreeze()

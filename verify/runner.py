@@ -2,9 +2,11 @@
 for the matrix of player counts and modes, as results with verdicts."""
 from __future__ import annotations
 
+import gc
 import itertools
 import time
 import traceback
+from contextlib import contextmanager
 from typing import Iterable, Optional
 
 from atoll.compiler import names as N
@@ -118,6 +120,25 @@ def applies(comp, game, pr) -> bool:
     return bool(game.ns[N.prop_when(pr.name)]())
 
 
+@contextmanager
+def _frozen_for_fork():
+    """The parent's objects out of the collector's reach while the workers
+    fork from it (``gc.freeze``), and back after. A forked worker shares the
+    parent's memory until it writes to it; each full collection in a worker
+    wrote to every object it inherited (the collector's own counts), so the
+    whole of a large parent (a docs build's reader) was copied into every
+    worker and walked at each collection. Frozen objects are not collected:
+    garbage in a cycle that forms meanwhile waits for the unfreeze."""
+    if gc.get_freeze_count():   # the caller's own freeze: left as it is
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] = None,
         matrix: bool = False, only: Optional[Iterable[str]] = None, seed: int = 0,
         games: int = 100, timeout_ms: int = 20_000, progress=None,
@@ -193,7 +214,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
         import concurrent.futures as cf
         import multiprocessing
         _FORKED[str(spec_path)] = comp   # the workers fork with it: no compiling again
-        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
+        with _frozen_for_fork(), \
+                cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
             futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
             for f in cf.as_completed(futs):
                 for r in f.result():
