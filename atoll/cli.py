@@ -465,8 +465,10 @@ def cmd_docs(args) -> int:
         out = Path(args.output) if args.output else Path("site")
         doctrees = out / ".atoll" / "doctrees"
         source = site.standalone_source([source.resolve()], out / ".atoll" / "source")
-    status = site.build(source, out, doctrees, settings, strict=args.strict,
-                        jobs=args.jobs or os.cpu_count() or 1)
+    readers = args.jobs or os.cpu_count() or 1
+    # each reader computes its pages' matrices: the cores shared among them
+    settings["atoll_matrix_jobs"] = max(1, (os.cpu_count() or 1) // readers)
+    status = site.build(source, out, doctrees, settings, strict=args.strict, jobs=readers)
     if status == 0:
         print(f"atoll: the site is in {out / 'index.html'}")
         return 0

@@ -512,6 +512,9 @@ def setup(app):
     app.add_config_value("atoll_verify_seed", 0, "env")
     app.add_config_value("atoll_verify_timeout", 20.0, "env")
     app.add_config_value("atoll_cache_dir", "", "env")
+    # processes per matrix a page reader computes (0: one per core); `atoll
+    # docs -j N` shares the cores among its N readers
+    app.add_config_value("atoll_matrix_jobs", 0, "")
     app.add_config_value("atoll_example_seed", 1, "env")
     app.add_config_value("atoll_allow_paths", [], "env")
     app.add_lexer("atoll", AtollLexer)

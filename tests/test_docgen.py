@@ -427,3 +427,28 @@ def test_a_verdict_is_warned_of_once_per_build_whichever_process_reads_its_pages
     assert S._first_warning(env, key[:3] + ("another",))
     S._forget_warnings(None, env, [])          # the next build warns again
     assert S._first_warning(env, key)
+
+
+def test_docs_readers_share_the_cores_with_the_matrices_they_compute(tmp_path, monkeypatch):
+    """`atoll docs -j N` runs N page readers, each computing its pages'
+    matrices in its own processes: the cores are shared among them, not
+    multiplied (N readers x one process per core each)."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    import os
+    import atoll.verify.cache as C
+    from atoll.cli import main
+    from atoll.docgen import site
+    seen = []
+    monkeypatch.setattr(site, "build", lambda src, out, dt, settings, strict=False, jobs=1:
+                        seen.append((jobs, settings.get("atoll_matrix_jobs"))) or 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    spec = tmp_path / "nim.atoll"
+    spec.write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
+    assert main(["docs", str(spec), "-o", str(tmp_path / "site"), "-j", "4"]) == 0
+    assert main(["docs", str(spec), "-o", str(tmp_path / "site")]) == 0
+    assert main(["docs", str(spec), "-o", str(tmp_path / "site"), "-j", "1"]) == 0
+    assert seen == [(4, 2), (8, 1), (1, 8)]
+    ran = []
+    monkeypatch.setattr(C, "run", lambda *a, **k: ran.append(k["jobs"]))
+    C.ResultCache(tmp_path / "cache", C.Budget(games=3), jobs=2).matrix(spec)
+    assert ran == [2]

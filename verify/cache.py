@@ -107,9 +107,10 @@ class ResultCache:
     """Verification results of one (spec, configuration, budget), computed
     once and then read from ``folder`` (one JSON file per key)."""
 
-    def __init__(self, folder, budget: Budget = Budget()):
+    def __init__(self, folder, budget: Budget = Budget(), jobs: Optional[int] = None):
         self.folder = Path(folder)
         self.budget = budget
+        self.jobs = jobs   # processes per matrix computed, default one per core
         self.hits = 0
         self.misses = 0
 
@@ -188,7 +189,7 @@ class ResultCache:
         self.misses += sum(f is None for f in found)
         grouped: list = []
         run(str(spec_path), None, {}, True, games=self.budget.games, seed=self.budget.seed,
-            timeout_ms=self.budget.timeout_ms, jobs=jobs or os.cpu_count() or 1,
+            timeout_ms=self.budget.timeout_ms, jobs=jobs or self.jobs or os.cpu_count() or 1,
             by_config=grouped)
         seconds = (time.perf_counter() - t0) / max(1, len(configs))
         out = []

@@ -226,9 +226,10 @@ def result_cache(env, cfg):
         folder = Path(getattr(env, "atoll_confdir", ".")) / folder
     budget = Budget(int(cfg.atoll_verify_games), int(cfg.atoll_verify_seed),
                     int(float(cfg.atoll_verify_timeout) * 1000))
-    key = (str(folder), budget)
+    jobs = int(cfg.atoll_matrix_jobs) or None   # 0: one per core
+    key = (str(folder), budget, jobs)
     if key not in _CACHES:
-        _CACHES[key] = ResultCache(folder, budget)
+        _CACHES[key] = ResultCache(folder, budget, jobs)
     return _CACHES[key]
 
 
