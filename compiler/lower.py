@@ -441,6 +441,10 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
                 if bool(right) == (e.op == "and"):   # x and true = x, x or false = x
                     return self.ex(e.left)
                 # (x and false = false, x or true = true are folded by const when x cannot fail)
+        if e.op == "and":
+            got = self.present_equal(e)
+            if got is not None:
+                return got
         over = self.override_of(e.right) if e.op in ("in", "notin") else None
         if over is not None and over[0] == "map":   # the effect added one key to this map
             a, i = self.ex(e.left), self.layout.slots[self.frame.slot_of_ref(self.p.refs[id(e.right)])]
@@ -509,6 +513,30 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         if kind == "def":
             return f"{N.def_fn(ref[1])}(S{', ' if args else ''}{args})"
         raise AssertionError(ref)  # pragma: no cover
+
+    def present_equal(self, e: A.BinOp):
+        """``k in m and m[k] == v`` (or ``v == m[k]``), ``m`` a map, as
+        ``m.get(k, f_absent) == v``: one lookup instead of two. ``f_absent``
+        is an object of its own, equal to no value of the language, so the
+        test is false where ``k`` is absent, as before. Only where ``v``
+        cannot fail (it is now evaluated where ``k`` is absent too; ``k`` and
+        ``m`` are evaluated once, not twice: they cannot fail either, or the
+        first test would have failed) and no slot is read from locals
+        (``overrides``: ``m`` could then mean another value); None otherwise."""
+        left, right = e.left, e.right
+        if self.overrides or not (isinstance(left, A.BinOp) and left.op == "in"
+                                  and isinstance(right, A.BinOp) and right.op == "=="):
+            return None
+        mt = self.t(left.right)
+        if not (isinstance(mt, tuple) and mt[0] == "map"):
+            return None
+        for got, v in ((right.left, right.right), (right.right, right.left)):
+            if isinstance(got, A.Index) and id(got) not in self.item_vals and self.frame.total(v) \
+                    and self.frame.total(left.left) and self.frame.total(left.right):
+                m, k = self.ex(left.right), self.ex(left.left)
+                if self.ex(got.obj) == m and self.ex(got.key) == k:
+                    return f"({m}.get({k}, f_absent) == {self.ex(v)})"
+        return None
 
     def bag_literal(self, e: A.Call):
         """``bag([x])`` or ``bag([])``: the list literal itself, which is in

@@ -415,7 +415,7 @@ def configure(comp: Compiled, players: Optional[int] = None, options: Optional[d
     ns.update({N.stdlib(k): v for k, v in dict(
         set_in=_set_in, div=_div, mod=_mod, bag=stdlib._bag, bag_minus=_bag_minus, at=stdlib.at,
         unique=stdlib.unique, meets=stdlib.meets, failure=Exception, no_case=stdlib.no_case,
-        too_many_choices=stdlib.too_many_choices).items()})
+        too_many_choices=stdlib.too_many_choices, absent=stdlib.ABSENT).items()})
     checker_types = {o.name: checker.resolve(o.type) for o in prog.options.values()}
 
     def runtime_value(name, v):   # enum members run as their index

@@ -276,6 +276,19 @@ def too_many_choices():
                     "model: narrow the parameters' domains, or test them earlier)")
 
 
+class _Absent:
+    """A key's value where a map has none (``f_absent``, see lower.py
+    ``present_equal``): equal to no value of the language (the default
+    ``==`` of an object: itself only)."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "f_absent"
+
+
+ABSENT = _Absent()
+
+
 def meets(xs, ys):
     """``any(x in ys for x in xs)``, what the lowering gives for that
     aggregate when ``ys`` cannot fail (it is evaluated once, where the
