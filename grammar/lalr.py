@@ -35,6 +35,14 @@ from atoll.grammar import tables as TB
 
 _LOOPS = ("for_stmt", "for_tuple_stmt", "deal_stmt")
 _CHAINS = ("add", "and_op", "or_op", "arith")
+_LET, _LOOP, _CHAIN, _ACTION = 1, 2, 4, 8
+UNIT = 1 << 30   # a row's entry for a unit reduction (states are fewer)
+
+
+def _flags(name: str) -> int:
+    """What ``_run`` checks after building a node of rule ``name``."""
+    return ((_LET if name == "let_expr" else 0) | (_LOOP if name in _LOOPS else 0)
+            | (_CHAIN if name in _CHAINS else 0) | (_ACTION if name == "action_decl" else 0))
 
 
 class Fallback(Exception):
@@ -57,6 +65,16 @@ class _Grammar:
                       for o, size, kind, name, inc, tail in data["rules"]]
         # (state below, state on top, lookahead): the top after unit reductions
         self.units: dict = {}
+        # What ``_run`` reads: the rows with a unit reduction (`?a: b`, three
+        # reductions in four) as ``UNIT`` or more, so it is told apart without
+        # reading the rule; per rule, besides the above, what to check after
+        # building (``_LET``, ...) and whether its children are its values as
+        # they stand on the stack (every one kept, in order, no placeholders).
+        unit = {~r for r, rule in enumerate(self.rules) if rule[2] == 3}
+        self.rows = [{t: (UNIT if a in unit else a) for t, a in row.items()} for row in self.states]
+        self.run_rules = [rule + (_flags(rule[3]), rule[2] != 2 and not rule[5]
+                                  and rule[4] == tuple((k, 0, 0) for k in range(rule[1])))
+                          for rule in self.rules]
 
 
 _GRAMMAR: list = []
@@ -125,13 +143,14 @@ def parse(text: str, builder):
 
 
 def _run(g: _Grammar, builder, types, values, extents, offsets):
-    states, rules, end = g.states, g.rules, g.end
+    rows, rules, end = g.rows, g.run_rules, g.end
+    states = g.states
     units = g.units
     max_depth = limits.MAX_NESTING + 1
     max_loops = limits.MAX_LOOPS
     max_chain = shape._CHAIN
     new_str = str.__new__
-    methods = {}
+    methods: list = [None] * len(rules)
     chains = {}   # id of an operator's node: (rule, operators in its chain, the node)
     # the stacks: state, value (a token's index for a token), extent, depth in
     # parse-tree levels, loops
@@ -141,14 +160,22 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
     ds = [0]
     ls = [0]
     n = len(types)
+    types = types + ["$END"]
     i = 0
     while True:
-        tt = types[i] if i < n else "$END"
+        tt = types[i]
         while True:
             top = st[-1]
-            a = states[top].get(tt)
+            a = rows[top].get(tt)
             if a is None:
                 raise Fallback("a syntax error")
+            if a == UNIT:   # `?a: b` hands b on; only the state changes
+                key = (st[-2], top, tt)
+                target = units.get(key)
+                if target is None:
+                    target = units[key] = _units(states, g.rules, st[-2], top, tt)
+                st[-1] = target
+                continue
             if a >= 0:
                 if i == n:   # lark never shifts $END
                     raise Fallback("shift at the end")
@@ -158,77 +185,80 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                 ds.append(0)
                 ls.append(0)
                 break
-            origin, size, kind, name, include, tail = rules[~a]
-            if kind == 3:   # UNIT: `?a: b` hands b on; only the state changes
-                key = (st[-2], top, tt)
-                target = units.get(key)
-                if target is None:
-                    target = units[key] = _units(states, rules, st[-2], top, tt)
-                st[-1] = target
-                continue
+            origin, size, kind, name, include, tail, flags, as_is = rules[~a]
             if size:
                 rv = vs[-size:]
                 rx = xs[-size:]
-                depth = max(ds[-size:])
-                loops = max(ls[-size:])
-                del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
-                first = rx[0]
-                if first is None:
-                    for first in rx:
-                        if first is not None:
-                            break
-                if first is None:
-                    ext = None
+                if size == 1:
+                    depth = ds[-1]
+                    loops = ls[-1]
+                    del st[-1], vs[-1], xs[-1], ds[-1], ls[-1]
+                    first = last = rx[0]
+                    ext = first
                 else:
-                    last = rx[-1]
-                    if last is None:
-                        for last in reversed(rx):
-                            if last is not None:
+                    depth = max(ds[-size:])
+                    loops = max(ls[-size:])
+                    del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
+                    first = rx[0]
+                    if first is None:
+                        for first in rx:
+                            if first is not None:
                                 break
-                    ext = (first[0], first[1], last[2], last[3])
+                    if first is None:
+                        ext = None
+                    else:
+                        last = rx[-1]
+                        if last is None:
+                            for last in reversed(rx):
+                                if last is not None:
+                                    break
+                        ext = (first[0], first[1], last[2], last[3])
             else:
-                rv, ext, depth, loops = (), None, 0, 0
+                rv, ext, depth, loops = [], None, 0, 0
             if kind == 2:   # PASS
                 value = rv[include[0][0]]
             else:
-                children = []
-                for k, mode, nones in include:
-                    if nones:
-                        children.extend([None] * nones)
-                    if mode == 0:
-                        children.append(rv[k])
-                    elif mode == 1:
-                        j = rv[k]
-                        x = extents[j]
-                        v = values[j]
-                        tok = new_str(Token, v)
-                        tok.type = types[j]
-                        tok.value = v
-                        tok.start_pos = offsets[j]
-                        tok.end_pos = offsets[j] + len(v)
-                        tok.line, tok.column, tok.end_line, tok.end_column = x
-                        children.append(tok)
-                    else:
-                        children.extend(rv[k])
-                if tail:
-                    children.extend([None] * tail)
+                if as_is:   # every child kept, in order: the values as they stand
+                    children = rv
+                else:
+                    children = []
+                    for k, mode, nones in include:
+                        if nones:
+                            children.extend([None] * nones)
+                        if mode == 0:
+                            children.append(rv[k])
+                        elif mode == 1:
+                            j = rv[k]
+                            x = extents[j]
+                            v = values[j]
+                            tok = new_str(Token, v)
+                            tok.type = types[j]
+                            tok.value = v
+                            tok.start_pos = offsets[j]
+                            tok.end_pos = offsets[j] + len(v)
+                            tok.line, tok.column, tok.end_line, tok.end_column = x
+                            children.append(tok)
+                        else:
+                            children.extend(rv[k])
+                    if tail:
+                        children.extend([None] * tail)
                 if kind == 1:   # INLINE
                     value = children
                 else:
                     depth += 1
-                    if name == "let_expr":   # each binding holds the rest: one level more
+                    if flags & _LET:   # each binding holds the rest: one level more
                         depth += len(children) - 1
                     if depth > max_depth:
                         raise Fallback("nesting")
-                    if name in _LOOPS:
+                    if flags & _LOOP:
                         loops += 1
                         if loops > max_loops:
                             raise Fallback("loops")
-                    f = methods.get(name)
+                    f = methods[~a]
                     if f is None:
-                        f = methods[name] = getattr(builder, name)
+                        f = methods[~a] = getattr(builder, name)
                     value = f(ext, *children)
-                    if name in _CHAINS:
+                    if flags & _CHAIN:
                         if name != "arith" or children[1] == "*":
                             count = 1
                             for c in (children[0], children[-1]):
@@ -238,7 +268,7 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                             if count + 1 > max_chain:
                                 raise Fallback("a long chain")
                             chains[id(value)] = (name, count, value)
-                    elif name == "action_decl":
+                    elif flags & _ACTION:
                         if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
                             raise Fallback("choices")
             target = states[st[-1]][origin]
