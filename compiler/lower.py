@@ -91,6 +91,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
         self._def_facts: dict[str, tuple] = {}
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
+        self._def_calls: Optional[dict] = None   # per def, the defs it calls (def_calls)
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
         self.memo_slots: dict[str, list] = {}   # defs whose answers are kept (memo_function)
@@ -549,16 +550,17 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         return not (bound & ({q.name for q in d.params} | used))
 
     def _calls_itself(self, name: str) -> bool:
+        """``name``'s body calls it, directly or through other defs (on the
+        map of the defs' calls, ``def_calls``, found once for all defs)."""
+        calls = self.def_calls()
         todo, seen = [name], set()
         while todo:
-            for n in A.walk(self.p.defs[todo.pop()].body):
-                ref = self.p.refs.get(id(n)) if isinstance(n, A.Call) else None
-                if ref is not None and ref[0] == "def":
-                    if ref[1] == name:
-                        return True
-                    if ref[1] not in seen:
-                        seen.add(ref[1])
-                        todo.append(ref[1])
+            for c in calls[todo.pop()]:
+                if c == name:
+                    return True
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
         return False
 
     # ------------------------------------------------------------ statements
