@@ -8,15 +8,16 @@ repeat every function the folded values do not reach; compiling those again
 was a large part of a first compile of a game and its variants.
 
 How: the module (only ``def`` statements at the top, and comment lines) is
-cut at each top-level ``def``. Each function's text is compiled on its own
-(or its code taken from ``_KEPT``, keyed by the exact text), then moved to
-its place: its file name and first line (a code object's lines are counted
-from its first line, nested code objects likewise). The module's own code,
-which makes and binds each function, is compiled from a skeleton of the
-same lines where each function's body is an expression that ends where the
-real body ends (line and column: the module's code records where each
-``def`` statement ends); its function constants are then replaced by the
-real ones, in order.
+cut at each top-level ``def``. A module most of whose function texts were
+seen before is put together: each function's code is taken from ``_KEPT``
+(keyed by the exact text) or compiled alone, then moved to its place: its
+file name and first line (a code object's lines are counted from its first
+line, nested code objects likewise). The module's own code, which makes and
+binds each function, is compiled from a skeleton of the same lines where
+each function's body is an expression that ends where the real body ends
+(line and column: the module's code records where each ``def`` statement
+ends); its function constants are then replaced by the real ones, in order.
+Any other module is compiled whole, as before, and its functions kept.
 
 Sound: a top-level function's code does not depend on the text around it
 (its names are locals or globals either way), so the code compiled alone,
@@ -31,25 +32,52 @@ from __future__ import annotations
 
 from types import CodeType
 
-# compiled function texts of this process (the text -> the module code of it
-# alone, file "<atoll>", first line 1); emptied when full
+# the functions compiled in this process: their text -> (the function's code,
+# the line (from 0) it was compiled at); emptied when full
 _KEPT: dict = {}
 _KEPT_MAX = 20_000
 
 
 def compile_module(source: str, filename: str) -> CodeType:
     """``compile(source, filename, "exec")``, reusing the code of functions
-    compiled before (see the module's doc)."""
-    try:
-        code = _by_function(source, filename)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        code = None
-    if code is None:
-        return compile(source, filename, "exec")
+    compiled before (see the module's doc).
+
+    Compiling a module one function at a time costs about as much as
+    compiling it whole (each ``compile`` has its own start-up), so a module
+    most of whose functions are new is compiled whole, and its functions
+    are kept from there; one most of whose functions were compiled before
+    (a variant after its base game) is put together from them."""
+    plan = _plan(source)
+    if plan is not None and 2 * sum(1 for _, text in plan[1] if text in _KEPT) >= len(plan[1]):
+        try:
+            code = _by_function(plan, filename)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            code = None
+        if code is not None:
+            return code
+    code = compile(source, filename, "exec")   # a module Python refuses raises here, as before
+    if plan is not None:
+        made = [c for c in code.co_consts if isinstance(c, CodeType)]
+        if len(made) == len(plan[1]) and all(c.co_name == _name(text) for c, (_, text) in zip(made, plan[1])):
+            for c, (s, text) in zip(made, plan[1]):
+                _keep(text, (c, s))
     return code
 
 
-def _by_function(source: str, filename: str):
+def _name(text: str) -> str:
+    return text[4:text.index("(")] if "(" in text else ""
+
+
+def _keep(text: str, entry) -> None:
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.clear()
+    _KEPT[text] = entry
+
+
+def _plan(source: str):
+    """The module cut at its functions: (the skeleton's lines, [(first line
+    of a function from 0, its text)]), or None for a module this does not
+    expect."""
     lines = source.split("\n")
     starts = [i for i, t in enumerate(lines) if t.startswith("def ")]
     if not starts:
@@ -82,29 +110,37 @@ def _by_function(source: str, filename: str):
             skeleton[s + 1] = "    ("
             skeleton[end] = " " * (width - 1) + ")"
         pieces.append((s, "\n".join(lines[s:end + 1])))
+    return skeleton, pieces
+
+
+def _by_function(plan, filename: str):
+    """The module put together from its functions, each kept or compiled
+    alone (and kept)."""
+    skeleton, pieces = plan
     module = compile("\n".join(skeleton), filename, "exec")
     made = [c for c in module.co_consts if isinstance(c, CodeType)]
     if len(made) != len(pieces):
         return None
     real = {}
     for (s, text), stub in zip(pieces, made):
-        alone = _KEPT.get(text)
-        if alone is None:
+        entry = _KEPT.get(text)
+        if entry is None:
             alone = compile(text, "<atoll>", "exec")
-            if len(_KEPT) >= _KEPT_MAX:
-                _KEPT.clear()
-            _KEPT[text] = alone
-        fn = [c for c in alone.co_consts if isinstance(c, CodeType)]
-        if len(fn) != 1 or fn[0].co_name != stub.co_name:
+            fn = [c for c in alone.co_consts if isinstance(c, CodeType)]
+            if len(fn) != 1:
+                return None
+            entry = (fn[0], 0)
+            _keep(text, entry)
+        code, line = entry
+        if code.co_name != stub.co_name:
             return None
-        real[id(stub)] = _placed(fn[0], filename, s)
+        real[id(stub)] = _placed(code, filename, s - line)
     return module.replace(co_consts=tuple(real.get(id(c), c) if isinstance(c, CodeType) else c
                                           for c in module.co_consts))
 
 
 def _placed(code: CodeType, filename: str, shift: int) -> CodeType:
-    """``code`` (compiled from line 1 of "<atoll>") as if compiled ``shift``
-    lines further down in ``filename``."""
+    """``code`` moved ``shift`` lines down (or up), into ``filename``."""
     consts = code.co_consts
     if any(isinstance(c, CodeType) for c in consts):
         consts = tuple(_placed(c, filename, shift) if isinstance(c, CodeType) else c for c in consts)

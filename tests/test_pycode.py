@@ -56,18 +56,23 @@ def test_by_function_is_the_whole_compile():
         for source in sources:
             name = f"<atoll:{str(path)!r}>"
             whole = compile(source, name, "exec")
-            parts = pycode._by_function(source, name)
-            assert parts is not None, path   # every generated module takes the way by function
+            pycode._KEPT.clear()
+            parts = pycode._by_function(pycode._plan(source), name)   # every function compiled alone
+            assert parts is not None, path   # every generated module can take the way by function
             took += 1
             _same(parts, whole, str(path))
-            _same(pycode.compile_module(source, name), whole, str(path))   # now from the kept texts
+            pycode._KEPT.clear()
+            _same(pycode.compile_module(source, name), whole, str(path))   # whole, its functions kept
+            assert len(pycode._KEPT) == source.count("\ndef ")
+            moved = "# moved\n\n" + source
+            _same(pycode.compile_module(moved, name + "2"), compile(moved, name + "2", "exec"), str(path))
     assert took >= 2 * len(specs) - 5
 
 
 def test_the_text_of_a_function_is_compiled_once(monkeypatch):
     pycode._KEPT.clear()
     source = "# a comment\n\ndef f(S):\n    return S + 1\n\ndef g(S, l_x):\n    if l_x:\n        return (\n            f(S))\n    return 0\n"
-    first = pycode.compile_module(source, "<a>")
+    first = pycode.compile_module(source, "<a>")   # nothing kept: compiled whole, its functions kept
     assert len(pycode._KEPT) == 2
     calls = []
     real = compile
@@ -91,7 +96,7 @@ def test_the_text_of_a_function_is_compiled_once(monkeypatch):
     "def f(S): return 1\n",                                   # a body on the header's line
 ])
 def test_what_it_does_not_expect_is_compiled_whole(source):
-    assert pycode._by_function(source, "<c>") is None
+    assert pycode._plan(source) is None
     _same(pycode.compile_module(source, "<c>"), compile(source, "<c>", "exec"))
 
 
