@@ -159,14 +159,19 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             v = self.frame.const(e, self.known)
             if v is not None and not (type(v) is int and v.bit_length() > limits.MAX_INT_BITS):
                 return repr(v)
+        # (the node classes are disjoint: the most frequent are asked first)
+        if isinstance(e, A.Name):
+            return self.name(e)
+        if isinstance(e, A.BinOp):
+            return self.binop(e)
+        if isinstance(e, A.Call):
+            return self.call(e)
         if isinstance(e, A.IntLit):
             return repr(e.value)
         if isinstance(e, A.BoolLit):
             return repr(e.value)
         if isinstance(e, A.StrLit):
             return repr(e.value)
-        if isinstance(e, A.Name):
-            return self.name(e)
         if isinstance(e, A.IfExpr):
             if self.known or self.statics:
                 c = self.frame.const(e.cond, self.known)
@@ -177,8 +182,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             return f"(not {self.ex(e.operand)})"
         if isinstance(e, A.Neg):
             return f"(-{self.ex(e.operand)})"
-        if isinstance(e, A.BinOp):
-            return self.binop(e)
         if isinstance(e, A.FieldAccess):
             ref = self.p.refs.get(id(e))
             if ref is not None and ref[0] == "phase":   # `phase.var` in a property
@@ -202,8 +205,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             if isinstance(ot, tuple) and ot[0] == "player" and not self.is_seat(e.key):
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
             return f"{self.ex(e.obj)}[{self.ex(e.key)}]"
-        if isinstance(e, A.Call):
-            return self.call(e)
         if isinstance(e, A.Aggregate):
             meets = self.meets(e)
             if meets is not None:
