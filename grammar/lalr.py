@@ -54,8 +54,14 @@ class _Grammar:
     as dicts, rules as tuples."""
 
     def __init__(self, data: dict):
-        alts = "|".join(f"(?P<{name}>{rx})" for name, rx in data["terminals"])
-        self.scan = re.compile(alts + r"|(?P<_ERR>[\s\S])").finditer
+        # Each terminal's pattern, then an empty group named after it: the
+        # alternatives are tried in the same order and match the same text
+        # (``lastgroup`` names the one that matched), and a pattern that
+        # starts with a character or a class of them is passed over on a
+        # mismatch of its first character without entering it (where a
+        # group first has to be opened).
+        alts = "|".join(f"(?:{rx})(?P<{name}>)" for name, rx in data["terminals"])
+        self.scan = re.compile(alts + r"|[\s\S](?P<_ERR>)").finditer
         self.keywords = data["keywords"]
         self.ignore = frozenset(data["ignore"])
         self.newline = frozenset(data["newline"])
