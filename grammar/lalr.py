@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from lark import Token
 
 from atoll.compiler import limits
 from atoll.grammar import ast as A
@@ -36,7 +35,6 @@ from atoll.grammar import tables as TB
 _LOOPS = ("for_stmt", "for_tuple_stmt", "deal_stmt")
 _CHAINS = ("add", "and_op", "or_op", "arith")
 _LET, _LOOP, _CHAIN, _ACTION = 1, 2, 4, 8
-UNIT = 1 << 30   # a row's entry for a unit reduction (states are fewer)
 
 
 def _flags(name: str) -> int:
@@ -47,6 +45,20 @@ def _flags(name: str) -> int:
 
 class Fallback(Exception):
     """The fast parse cannot vouch for the result: take lark's way."""
+
+
+class _Token(str):
+    """A kept terminal as the builder reads it: its text (a ``str``) and its
+    extent (``line``, ``column``, ``end_line``, ``end_column``, as on lark's
+    ``Token``), made with one store: the parse makes one per name, number
+    and string, and the builder reads the extent of a few (declarations'
+    names). No token is kept in the AST (the builder takes its text)."""
+    __slots__ = ("_x",)
+
+    line = property(lambda self: self._x[0])
+    column = property(lambda self: self._x[1])
+    end_line = property(lambda self: self._x[2])
+    end_column = property(lambda self: self._x[3])
 
 
 class _Grammar:
@@ -69,15 +81,16 @@ class _Grammar:
         self.start, self.end = data["start"], data["end"]
         self.rules = [(o, size, kind, name, tuple(tuple(x) for x in inc), tail)
                       for o, size, kind, name, inc, tail in data["rules"]]
-        # (state below, state on top, lookahead): the top after unit reductions
-        self.units: dict = {}
-        # What ``_run`` reads: the rows with a unit reduction (`?a: b`, three
-        # reductions in four) as ``UNIT`` or more, so it is told apart without
-        # reading the rule; per rule, besides the above, what to check after
-        # building (``_LET``, ...) and whether its children are its values as
-        # they stand on the stack (every one kept, in order, no placeholders).
+        # What ``_run`` reads: the rows with each unit reduction (`?a: b`,
+        # three reductions in four) as a dict of its own, told apart from a
+        # shift or another reduction without reading the rule: the state
+        # below -> the state on top after every unit reduction the lookahead
+        # calls for (filled as met); per rule, besides the above, what to
+        # check after building (``_LET``, ...) and whether its children are
+        # its values as they stand on the stack (every one kept, in order, no
+        # placeholders).
         unit = {~r for r, rule in enumerate(self.rules) if rule[2] == 3}
-        self.rows = [{t: (UNIT if a in unit else a) for t, a in row.items()} for row in self.states]
+        self.rows = [{t: ({} if a in unit else a) for t, a in row.items()} for row in self.states]
         self.run_rules = [rule + (_flags(rule[3]), rule[2] != 2 and not rule[5]
                                   and rule[4] == tuple((k, 0, 0) for k in range(rule[1])))
                           for rule in self.rules]
@@ -107,17 +120,20 @@ def lex(g: _Grammar, text: str):
     digits = limits.MAX_INT_DIGITS
     for m in g.scan(text):
         kind = m.lastgroup
+        if kind in ignore:   # (white space, comments: only the lines they end are counted)
+            if kind in newline:
+                value = m.group()
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = m.start() + value.rindex("\n") + 1
+            continue
         value = m.group()
         start = m.start()
         if kind in newline and "\n" in value:
             first = (line, start - line_start + 1)
             line += value.count("\n")
             line_start = start + value.rindex("\n") + 1
-            if kind in ignore:
-                continue
             ext = first + (line, start + len(value) - line_start + 1)
-        elif kind in ignore:
-            continue
         else:
             col = start - line_start + 1
             ext = (line, col, line, col + len(value))
@@ -151,7 +167,6 @@ def parse(text: str, builder):
 def _run(g: _Grammar, builder, types, values, extents, offsets):
     rows, rules, end = g.rows, g.run_rules, g.end
     states = g.states
-    units = g.units
     max_depth = limits.MAX_NESTING + 1
     max_loops = limits.MAX_LOOPS
     max_chain = shape._CHAIN
@@ -160,7 +175,8 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
     chains = {}   # id of an operator's node: (rule, operators in its chain, the node)
     # the stacks: state, value (a token's index for a token), extent, depth in
     # parse-tree levels, loops
-    st = [g.start]
+    top = g.start
+    st = [top]
     vs: list = [None]
     xs: list = [None]
     ds = [0]
@@ -171,21 +187,21 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
     while True:
         tt = types[i]
         while True:
-            top = st[-1]
             a = rows[top].get(tt)
             if a is None:
                 raise Fallback("a syntax error")
-            if a == UNIT:   # `?a: b` hands b on; only the state changes
-                key = (st[-2], top, tt)
-                target = units.get(key)
+            if a.__class__ is dict:   # `?a: b` hands b on; only the state on top changes
+                below = st[-2]
+                target = a.get(below)
                 if target is None:
-                    target = units[key] = _units(states, g.rules, st[-2], top, tt)
-                st[-1] = target
+                    target = a[below] = _units(states, g.rules, below, top, tt)
+                st[-1] = top = target
                 continue
             if a >= 0:
                 if i == n:   # lark never shifts $END
                     raise Fallback("shift at the end")
                 st.append(a)
+                top = a
                 vs.append(i)
                 xs.append(extents[i])
                 ds.append(0)
@@ -235,14 +251,8 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                             children.append(rv[k])
                         elif mode == 1:
                             j = rv[k]
-                            x = extents[j]
-                            v = values[j]
-                            tok = new_str(Token, v)
-                            tok.type = types[j]
-                            tok.value = v
-                            tok.start_pos = offsets[j]
-                            tok.end_pos = offsets[j] + len(v)
-                            tok.line, tok.column, tok.end_line, tok.end_column = x
+                            tok = new_str(_Token, values[j])
+                            tok._x = extents[j]
                             children.append(tok)
                         else:
                             children.extend(rv[k])
@@ -277,7 +287,7 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                     elif flags & _ACTION:
                         if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
                             raise Fallback("choices")
-            target = states[st[-1]][origin]
+            target = top = states[st[-1]][origin]
             st.append(target)
             vs.append(value)
             xs.append(ext)
