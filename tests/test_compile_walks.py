@@ -113,3 +113,18 @@ def test_calls_itself_on_the_map_of_calls_is_the_walk(programs, tmp_path):
     lw = Lowerer(extra[0], None)
     assert [n for n in extra[0].defs if lw._calls_itself(n)] == ["even", "odd", "loop"]
     assert not lw._calls_itself("uses") and not lw._calls_itself("twice")
+
+
+def test_a_context_binds_a_name_as_replace_does():
+    """``check.Ctx.bind`` (a copy of the instance's fields) gives what
+    ``dataclasses.replace`` gives, every field included, and leaves the
+    context it was asked on as it was."""
+    from dataclasses import fields, replace
+    from atoll.compiler.check import Ctx
+    assert not hasattr(Ctx, "__post_init__") and all(f.init for f in fields(Ctx))
+    ctx = Ctx("phase `p`", state=False, me=True, phase="p", phase_refs=True, locals={"a": "int"})
+    got = ctx.bind("b", "bool")
+    want = replace(ctx, locals={"a": "int", "b": "bool"})
+    assert type(got) is Ctx and got == want
+    assert [getattr(got, f.name) for f in fields(Ctx)] == [getattr(want, f.name) for f in fields(Ctx)]
+    assert ctx.locals == {"a": "int"} and got.bind("a", "str").locals == {"a": "str", "b": "bool"}
