@@ -187,9 +187,10 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
     while True:
         tt = types[i]
         while True:
-            a = rows[top].get(tt)
-            if a is None:
-                raise Fallback("a syntax error")
+            try:
+                a = rows[top][tt]
+            except KeyError:
+                raise Fallback("a syntax error") from None
             if a.__class__ is dict:   # `?a: b` hands b on; only the state on top changes
                 below = st[-2]
                 target = a.get(below)
@@ -208,16 +209,15 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                 ls.append(0)
                 break
             origin, size, kind, name, include, tail, flags, as_is = rules[~a]
+            one = size == 1   # then the node takes its child's place on the stacks
             if size:
                 rv = vs[-size:]
-                rx = xs[-size:]
-                if size == 1:
+                if one:
                     depth = ds[-1]
                     loops = ls[-1]
-                    del st[-1], vs[-1], xs[-1], ds[-1], ls[-1]
-                    first = last = rx[0]
-                    ext = first
+                    ext = xs[-1]
                 else:
+                    rx = xs[-size:]
                     depth = max(ds[-size:])
                     loops = max(ls[-size:])
                     del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
@@ -287,13 +287,20 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                     elif flags & _ACTION:
                         if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
                             raise Fallback("choices")
-            target = top = states[st[-1]][origin]
-            st.append(target)
-            vs.append(value)
-            xs.append(ext)
-            ds.append(depth)
-            ls.append(loops)
-            if i == n and target == end:
+            if one:
+                st[-1] = top = states[st[-2]][origin]
+                vs[-1] = value
+                xs[-1] = ext
+                ds[-1] = depth
+                ls[-1] = loops
+            else:
+                top = states[st[-1]][origin]
+                st.append(top)
+                vs.append(value)
+                xs.append(ext)
+                ds.append(depth)
+                ls.append(loops)
+            if i == n and top == end:
                 return value
         i += 1
 
