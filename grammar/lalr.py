@@ -90,7 +90,8 @@ class _Grammar:
         # its values as they stand on the stack (every one kept, in order, no
         # placeholders).
         unit = {~r for r, rule in enumerate(self.rules) if rule[2] == 3}
-        self.rows = [{t: ({} if a in unit else a) for t, a in row.items()} for row in self.states]
+        self.rows = [row if unit.isdisjoint(row.values())   # (most rows have none: shared)
+                     else {t: ({} if a in unit else a) for t, a in row.items()} for row in self.states]
         self.run_rules = [rule + (_flags(rule[3]), rule[2] != 2 and not rule[5]
                                   and rule[4] == tuple((k, 0, 0) for k in range(rule[1])))
                           for rule in self.rules]
