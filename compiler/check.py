@@ -6,7 +6,7 @@ and reports every problem it finds (it never stops at the first one).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 from atoll.compiler import stdlib
@@ -33,7 +33,14 @@ class Ctx:
     locals: dict = field(default_factory=dict)
 
     def bind(self, name: str, t) -> "Ctx":
-        return replace(self, locals={**self.locals, name: t})
+        """``replace(self, locals=...)``: every field copied, ``locals`` with
+        ``name`` bound (a copy of the instance's fields: no field is computed
+        in ``__init__``, so no ``replace`` and its walk over the fields)."""
+        new = object.__new__(Ctx)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d["locals"] = {**self.locals, name: t}
+        return new
 
 
 class Checker(LetTupleChecks):
@@ -157,14 +164,19 @@ class Checker(LetTupleChecks):
         return t
 
     def _expr(self, e, ctx: Ctx):
+        # (the node classes are disjoint: the most frequent are asked first)
+        if isinstance(e, A.Name):
+            return self.name(e, ctx)
+        if isinstance(e, A.BinOp):
+            return self.binop(e, ctx)
+        if isinstance(e, A.Call):
+            return self.call(e, ctx)
         if isinstance(e, A.IntLit):
             return T.INT
         if isinstance(e, A.BoolLit):
             return T.BOOL
         if isinstance(e, A.StrLit):
             return T.STR
-        if isinstance(e, A.Name):
-            return self.name(e, ctx)
         if isinstance(e, A.IfExpr):
             self.expect(T.BOOL, self.expr(e.cond, ctx), e.cond.span, "a condition")
             a, b = self.expr(e.then, ctx), self.expr(e.else_, ctx)
@@ -177,8 +189,6 @@ class Checker(LetTupleChecks):
         if isinstance(e, A.Neg):
             self.expect(T.INT, self.expr(e.operand, ctx), e.operand.span, "the operand of `-`")
             return T.INT
-        if isinstance(e, A.BinOp):
-            return self.binop(e, ctx)
         if isinstance(e, A.FieldAccess):
             if ctx.phase_refs and isinstance(e.obj, A.Name) and e.obj.name in self.p.phases \
                     and e.obj.name not in ctx.locals:
@@ -203,8 +213,6 @@ class Checker(LetTupleChecks):
             return fields_[e.name]
         if isinstance(e, A.Index):
             return self.index(e, ctx)
-        if isinstance(e, A.Call):
-            return self.call(e, ctx)
         if isinstance(e, A.Aggregate):
             return self.aggregate(e, ctx)
         if isinstance(e, A.ListLit):

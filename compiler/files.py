@@ -201,9 +201,20 @@ def parse_json(text: str, shown: str):
                       f"at most {MAX_JSON_DEPTH} are read",
                       "flatten the data: tables of records need a few levels only")
     value = json.loads(text, object_pairs_hook=_object)
-    try:   # a lone surrogate (\ud800) decodes, but no file or terminal can take it
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("it holds text that is not valid Unicode (a lone \\uD800-\\uDFFF escape)") \
-            from None
+    if "\\u" in text or not _encodes(text):   # (else no string of it can hold a surrogate)
+        try:   # a lone surrogate (\ud800) decodes, but no file or terminal can take it
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("it holds text that is not valid Unicode (a lone \\uD800-\\uDFFF escape)") \
+                from None
     return value
+
+
+def _encodes(text: str) -> bool:
+    """``text`` holds no surrogate: then the strings JSON decodes from it hold
+    none either, unless an escape (``\\u``) writes one."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

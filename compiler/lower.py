@@ -91,6 +91,7 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         self.def_seats: dict[str, frozenset] = {}   # the seat variables when each def was lowered
         self._def_facts: dict[str, tuple] = {}
         self._heights: Optional[dict] = None   # per def, how deep its inlining goes
+        self._def_calls: Optional[dict] = None   # per def, the defs it calls (def_calls)
         self.defined: set[str] = set()         # every name the module defines
         self.helpers: list[str] = []           # the lines of the hoisted expressions
         self.memo_slots: dict[str, list] = {}   # defs whose answers are kept (memo_function)
@@ -158,14 +159,19 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             v = self.frame.const(e, self.known)
             if v is not None and not (type(v) is int and v.bit_length() > limits.MAX_INT_BITS):
                 return repr(v)
+        # (the node classes are disjoint: the most frequent are asked first)
+        if isinstance(e, A.Name):
+            return self.name(e)
+        if isinstance(e, A.BinOp):
+            return self.binop(e)
+        if isinstance(e, A.Call):
+            return self.call(e)
         if isinstance(e, A.IntLit):
             return repr(e.value)
         if isinstance(e, A.BoolLit):
             return repr(e.value)
         if isinstance(e, A.StrLit):
             return repr(e.value)
-        if isinstance(e, A.Name):
-            return self.name(e)
         if isinstance(e, A.IfExpr):
             if self.known or self.statics:
                 c = self.frame.const(e.cond, self.known)
@@ -176,8 +182,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             return f"(not {self.ex(e.operand)})"
         if isinstance(e, A.Neg):
             return f"(-{self.ex(e.operand)})"
-        if isinstance(e, A.BinOp):
-            return self.binop(e)
         if isinstance(e, A.FieldAccess):
             ref = self.p.refs.get(id(e))
             if ref is not None and ref[0] == "phase":   # `phase.var` in a property
@@ -201,8 +205,6 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
             if isinstance(ot, tuple) and ot[0] == "player" and not self.is_seat(e.key):
                 return f"f_at({self.ex(e.obj)}, {self.ex(e.key)})"
             return f"{self.ex(e.obj)}[{self.ex(e.key)}]"
-        if isinstance(e, A.Call):
-            return self.call(e)
         if isinstance(e, A.Aggregate):
             meets = self.meets(e)
             if meets is not None:
@@ -577,16 +579,17 @@ class Lowerer(ActionLowering, PythonLimits, LetLowering, DefMemo):
         return not (bound & ({q.name for q in d.params} | used))
 
     def _calls_itself(self, name: str) -> bool:
+        """``name``'s body calls it, directly or through other defs (on the
+        map of the defs' calls, ``def_calls``, found once for all defs)."""
+        calls = self.def_calls()
         todo, seen = [name], set()
         while todo:
-            for n in A.walk(self.p.defs[todo.pop()].body):
-                ref = self.p.refs.get(id(n)) if isinstance(n, A.Call) else None
-                if ref is not None and ref[0] == "def":
-                    if ref[1] == name:
-                        return True
-                    if ref[1] not in seen:
-                        seen.add(ref[1])
-                        todo.append(ref[1])
+            for c in calls[todo.pop()]:
+                if c == name:
+                    return True
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
         return False
 
     # ------------------------------------------------------------ statements

@@ -33,14 +33,20 @@ _BRACKETS = re.compile(r"[()\[\]{}]")
 class PythonLimits:
     """The methods of the Lowerer that keep within Python's limits."""
 
+    def def_calls(self) -> dict:
+        """Per def, the defs its body calls (by name), found once."""
+        if self._def_calls is None:
+            self._def_calls = {n: {self.p.refs[id(x)][1] for x in A.walk(d.body) if isinstance(x, A.Call)
+                                   and self.p.refs.get(id(x), ("?",))[0] == "def"}
+                               for n, d in self.p.defs.items()}
+        return self._def_calls
+
     def inline_height(self, name: str) -> int:
         """1 + the height of the deepest def that ``name``'s body calls (a
         def that calls itself, directly or not, counts for 0 where it recurs).
         Found for every def at once, without recursion."""
         if self._heights is None:
-            calls = {n: {self.p.refs[id(x)][1] for x in A.walk(d.body) if isinstance(x, A.Call)
-                         and self.p.refs.get(id(x), ("?",))[0] == "def"}
-                     for n, d in self.p.defs.items()}
+            calls = self.def_calls()
             heights: dict[str, int] = {}
             for root in calls:
                 todo, on_path = [(root, iter(sorted(calls[root])))], {root}

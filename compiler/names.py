@@ -24,11 +24,22 @@ _TAG = re.compile(r"[a-z]+[0-9]*\Z")
 
 
 def _mangle(tag: str, name: str) -> str:
+    key = (tag, name)
+    out = _MANGLED.get(key)
+    if out is not None:   # checked when it was made
+        return out
     if not _TAG.match(tag):   # pragma: no cover - the tags are fixed here
         raise ValueError(f"bad tag {tag!r}")
     if not _IDENT.match(name):   # pragma: no cover - the grammar forbids it
         raise ValueError(f"not an Atoll identifier: {name!r}")
-    return f"{tag}_{name}"
+    out = f"{tag}_{name}"
+    if len(_MANGLED) >= 50_000:
+        _MANGLED.clear()
+    _MANGLED[key] = out
+    return out
+
+
+_MANGLED: dict = {}   # (tag, name) -> the name, checked
 
 
 def ident(name: str) -> str:

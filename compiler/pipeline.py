@@ -27,6 +27,7 @@ from atoll.compiler.lower_flow import lower
 from atoll.compiler.events import desugar as desugar_events
 from atoll.compiler.modifiers import apply as apply_modifiers
 from atoll.compiler.procs import link as link_procs
+from atoll.compiler.pycode import compile_module
 from atoll.compiler.symbols import Program, collect
 from atoll.compiler import intbound
 from atoll.compiler.teams import problem as teams_problem
@@ -115,7 +116,7 @@ def _compile(source: str, prog: Program):
     should one still be reached, it is a diagnostic at the declaration whose
     function Python refused."""
     try:
-        return compile(source, f"<atoll:{prog.file!r}>", "exec")
+        return compile_module(source, f"<atoll:{prog.file!r}>")
     except (SyntaxError, RecursionError, MemoryError) as e:
         if isinstance(e, SyntaxError) and not isinstance(e, IndentationError) and not any(
                 w in str(e.msg) for w in ("too many", "too deep", "too complex", "Exceeds the limit")):

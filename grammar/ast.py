@@ -916,10 +916,11 @@ def walk(node):
         if names is not None:
             yield n
             push([getattr(n, f) for f in reversed(names)])
-        elif is_dataclass(n):   # pragma: no cover - a class object in the tree
-            yield n
-            push([getattr(n, f.name) for f in reversed(fields(n)) if f.name not in _NOT_NODES])
-        elif isinstance(n, (tuple, list)):
+        elif cls is type:   # pragma: no cover - a class object in the tree
+            if is_dataclass(n):
+                yield n
+                push([getattr(n, f.name) for f in reversed(fields(n)) if f.name not in _NOT_NODES])
+        elif isinstance(n, (tuple, list)):   # (a leaf, not of a dataclass, is_dataclass would say)
             push(reversed(n))
 
 

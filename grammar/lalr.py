@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from lark import Token
 
 from atoll.compiler import limits
 from atoll.grammar import ast as A
@@ -35,10 +34,31 @@ from atoll.grammar import tables as TB
 
 _LOOPS = ("for_stmt", "for_tuple_stmt", "deal_stmt")
 _CHAINS = ("add", "and_op", "or_op", "arith")
+_LET, _LOOP, _CHAIN, _ACTION = 1, 2, 4, 8
+
+
+def _flags(name: str) -> int:
+    """What ``_run`` checks after building a node of rule ``name``."""
+    return ((_LET if name == "let_expr" else 0) | (_LOOP if name in _LOOPS else 0)
+            | (_CHAIN if name in _CHAINS else 0) | (_ACTION if name == "action_decl" else 0))
 
 
 class Fallback(Exception):
     """The fast parse cannot vouch for the result: take lark's way."""
+
+
+class _Token(str):
+    """A kept terminal as the builder reads it: its text (a ``str``) and its
+    extent (``line``, ``column``, ``end_line``, ``end_column``, as on lark's
+    ``Token``), made with one store: the parse makes one per name, number
+    and string, and the builder reads the extent of a few (declarations'
+    names). No token is kept in the AST (the builder takes its text)."""
+    __slots__ = ("_x",)
+
+    line = property(lambda self: self._x[0])
+    column = property(lambda self: self._x[1])
+    end_line = property(lambda self: self._x[2])
+    end_column = property(lambda self: self._x[3])
 
 
 class _Grammar:
@@ -46,8 +66,14 @@ class _Grammar:
     as dicts, rules as tuples."""
 
     def __init__(self, data: dict):
-        alts = "|".join(f"(?P<{name}>{rx})" for name, rx in data["terminals"])
-        self.scan = re.compile(alts + r"|(?P<_ERR>[\s\S])").finditer
+        # Each terminal's pattern, then an empty group named after it: the
+        # alternatives are tried in the same order and match the same text
+        # (``lastgroup`` names the one that matched), and a pattern that
+        # starts with a character or a class of them is passed over on a
+        # mismatch of its first character without entering it (where a
+        # group first has to be opened).
+        alts = "|".join(f"(?:{rx})(?P<{name}>)" for name, rx in data["terminals"])
+        self.scan = re.compile(alts + r"|[\s\S](?P<_ERR>)").finditer
         self.keywords = data["keywords"]
         self.ignore = frozenset(data["ignore"])
         self.newline = frozenset(data["newline"])
@@ -55,8 +81,20 @@ class _Grammar:
         self.start, self.end = data["start"], data["end"]
         self.rules = [(o, size, kind, name, tuple(tuple(x) for x in inc), tail)
                       for o, size, kind, name, inc, tail in data["rules"]]
-        # (state below, state on top, lookahead): the top after unit reductions
-        self.units: dict = {}
+        # What ``_run`` reads: the rows with each unit reduction (`?a: b`,
+        # three reductions in four) as a dict of its own, told apart from a
+        # shift or another reduction without reading the rule: the state
+        # below -> the state on top after every unit reduction the lookahead
+        # calls for (filled as met); per rule, besides the above, what to
+        # check after building (``_LET``, ...) and whether its children are
+        # its values as they stand on the stack (every one kept, in order, no
+        # placeholders).
+        unit = {~r for r, rule in enumerate(self.rules) if rule[2] == 3}
+        self.rows = [row if unit.isdisjoint(row.values())   # (most rows have none: shared)
+                     else {t: ({} if a in unit else a) for t, a in row.items()} for row in self.states]
+        self.run_rules = [rule + (_flags(rule[3]), rule[2] != 2 and not rule[5]
+                                  and rule[4] == tuple((k, 0, 0) for k in range(rule[1])))
+                          for rule in self.rules]
 
 
 _GRAMMAR: list = []
@@ -83,17 +121,20 @@ def lex(g: _Grammar, text: str):
     digits = limits.MAX_INT_DIGITS
     for m in g.scan(text):
         kind = m.lastgroup
+        if kind in ignore:   # (white space, comments: only the lines they end are counted)
+            if kind in newline:
+                value = m.group()
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = m.start() + value.rindex("\n") + 1
+            continue
         value = m.group()
         start = m.start()
         if kind in newline and "\n" in value:
             first = (line, start - line_start + 1)
             line += value.count("\n")
             line_start = start + value.rindex("\n") + 1
-            if kind in ignore:
-                continue
             ext = first + (line, start + len(value) - line_start + 1)
-        elif kind in ignore:
-            continue
         else:
             col = start - line_start + 1
             ext = (line, col, line, col + len(value))
@@ -125,110 +166,116 @@ def parse(text: str, builder):
 
 
 def _run(g: _Grammar, builder, types, values, extents, offsets):
-    states, rules, end = g.states, g.rules, g.end
-    units = g.units
+    rows, rules, end = g.rows, g.run_rules, g.end
+    states = g.states
     max_depth = limits.MAX_NESTING + 1
     max_loops = limits.MAX_LOOPS
     max_chain = shape._CHAIN
     new_str = str.__new__
-    methods = {}
+    methods: list = [None] * len(rules)
     chains = {}   # id of an operator's node: (rule, operators in its chain, the node)
     # the stacks: state, value (a token's index for a token), extent, depth in
     # parse-tree levels, loops
-    st = [g.start]
+    top = g.start
+    st = [top]
     vs: list = [None]
     xs: list = [None]
     ds = [0]
     ls = [0]
     n = len(types)
+    types = types + ["$END"]
     i = 0
     while True:
-        tt = types[i] if i < n else "$END"
+        tt = types[i]
         while True:
-            top = st[-1]
-            a = states[top].get(tt)
-            if a is None:
-                raise Fallback("a syntax error")
+            try:
+                a = rows[top][tt]
+            except KeyError:
+                raise Fallback("a syntax error") from None
+            if a.__class__ is dict:   # `?a: b` hands b on; only the state on top changes
+                below = st[-2]
+                target = a.get(below)
+                if target is None:
+                    target = a[below] = _units(states, g.rules, below, top, tt)
+                st[-1] = top = target
+                continue
             if a >= 0:
                 if i == n:   # lark never shifts $END
                     raise Fallback("shift at the end")
                 st.append(a)
+                top = a
                 vs.append(i)
                 xs.append(extents[i])
                 ds.append(0)
                 ls.append(0)
                 break
-            origin, size, kind, name, include, tail = rules[~a]
-            if kind == 3:   # UNIT: `?a: b` hands b on; only the state changes
-                key = (st[-2], top, tt)
-                target = units.get(key)
-                if target is None:
-                    target = units[key] = _units(states, rules, st[-2], top, tt)
-                st[-1] = target
-                continue
+            origin, size, kind, name, include, tail, flags, as_is = rules[~a]
+            one = size == 1   # then the node takes its child's place on the stacks
             if size:
                 rv = vs[-size:]
-                rx = xs[-size:]
-                depth = max(ds[-size:])
-                loops = max(ls[-size:])
-                del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
-                first = rx[0]
-                if first is None:
-                    for first in rx:
-                        if first is not None:
-                            break
-                if first is None:
-                    ext = None
+                if one:
+                    depth = ds[-1]
+                    loops = ls[-1]
+                    ext = xs[-1]
                 else:
-                    last = rx[-1]
-                    if last is None:
-                        for last in reversed(rx):
-                            if last is not None:
+                    rx = xs[-size:]
+                    depth = max(ds[-size:])
+                    loops = max(ls[-size:])
+                    del st[-size:], vs[-size:], xs[-size:], ds[-size:], ls[-size:]
+                    first = rx[0]
+                    if first is None:
+                        for first in rx:
+                            if first is not None:
                                 break
-                    ext = (first[0], first[1], last[2], last[3])
+                    if first is None:
+                        ext = None
+                    else:
+                        last = rx[-1]
+                        if last is None:
+                            for last in reversed(rx):
+                                if last is not None:
+                                    break
+                        ext = (first[0], first[1], last[2], last[3])
             else:
-                rv, ext, depth, loops = (), None, 0, 0
+                rv, ext, depth, loops = [], None, 0, 0
             if kind == 2:   # PASS
                 value = rv[include[0][0]]
             else:
-                children = []
-                for k, mode, nones in include:
-                    if nones:
-                        children.extend([None] * nones)
-                    if mode == 0:
-                        children.append(rv[k])
-                    elif mode == 1:
-                        j = rv[k]
-                        x = extents[j]
-                        v = values[j]
-                        tok = new_str(Token, v)
-                        tok.type = types[j]
-                        tok.value = v
-                        tok.start_pos = offsets[j]
-                        tok.end_pos = offsets[j] + len(v)
-                        tok.line, tok.column, tok.end_line, tok.end_column = x
-                        children.append(tok)
-                    else:
-                        children.extend(rv[k])
-                if tail:
-                    children.extend([None] * tail)
+                if as_is:   # every child kept, in order: the values as they stand
+                    children = rv
+                else:
+                    children = []
+                    for k, mode, nones in include:
+                        if nones:
+                            children.extend([None] * nones)
+                        if mode == 0:
+                            children.append(rv[k])
+                        elif mode == 1:
+                            j = rv[k]
+                            tok = new_str(_Token, values[j])
+                            tok._x = extents[j]
+                            children.append(tok)
+                        else:
+                            children.extend(rv[k])
+                    if tail:
+                        children.extend([None] * tail)
                 if kind == 1:   # INLINE
                     value = children
                 else:
                     depth += 1
-                    if name == "let_expr":   # each binding holds the rest: one level more
+                    if flags & _LET:   # each binding holds the rest: one level more
                         depth += len(children) - 1
                     if depth > max_depth:
                         raise Fallback("nesting")
-                    if name in _LOOPS:
+                    if flags & _LOOP:
                         loops += 1
                         if loops > max_loops:
                             raise Fallback("loops")
-                    f = methods.get(name)
+                    f = methods[~a]
                     if f is None:
-                        f = methods[name] = getattr(builder, name)
+                        f = methods[~a] = getattr(builder, name)
                     value = f(ext, *children)
-                    if name in _CHAINS:
+                    if flags & _CHAIN:
                         if name != "arith" or children[1] == "*":
                             count = 1
                             for c in (children[0], children[-1]):
@@ -238,16 +285,23 @@ def _run(g: _Grammar, builder, types, values, extents, offsets):
                             if count + 1 > max_chain:
                                 raise Fallback("a long chain")
                             chains[id(value)] = (name, count, value)
-                    elif name == "action_decl":
+                    elif flags & _ACTION:
                         if sum(1 for c in children if isinstance(c, A.ActionParam)) > max_loops:
                             raise Fallback("choices")
-            target = states[st[-1]][origin]
-            st.append(target)
-            vs.append(value)
-            xs.append(ext)
-            ds.append(depth)
-            ls.append(loops)
-            if i == n and target == end:
+            if one:
+                st[-1] = top = states[st[-2]][origin]
+                vs[-1] = value
+                xs[-1] = ext
+                ds[-1] = depth
+                ls[-1] = loops
+            else:
+                top = states[st[-1]][origin]
+                st.append(top)
+                vs.append(value)
+                xs.append(ext)
+                ds.append(depth)
+                ls.append(loops)
+            if i == n and top == end:
                 return value
         i += 1
 

@@ -306,3 +306,49 @@ def test_tables_are_built_once_then_read(tmp_path, monkeypatch, table_data):
         assert tables.tables() == json.loads(json.dumps(table_data))   # read back
     finally:
         tables.tables.cache_clear()
+
+
+def _lark_tokens(text: str):
+    """lark's basic lexer on ``text`` (ignored terminals left out), or None
+    where it stops at a character no terminal matches."""
+    from lark.exceptions import UnexpectedCharacters
+    try:
+        toks = list(tables.lark_parser().lex(text))
+    except UnexpectedCharacters:
+        return None
+    return [(t.type, str(t), (t.line, t.column, t.end_line, t.end_column), t.start_pos) for t in toks]
+
+
+def _fast_tokens(text: str):
+    try:
+        types, values, extents, offsets = lalr.lex(lalr.grammar(), text)
+    except lalr.Fallback as e:
+        return "long" if "number" in str(e) else None
+    return list(zip(types, values, extents, offsets))
+
+
+_PIECES = ["game", "phase", "x", "x_1", "Ab9", "_", "12", "007", '"s"', '"a\\"b"', '"\\n"', '"', "#c", "# x\n",
+           " ", "  ", "\t", "\n", "\n\n", "==", "!=", "<=", ">=", "<", ">", "=", "=>", "..", ".", "*", "/", "%",
+           "+", "-", ":", ",", "{", "}", "(", ")", "[", "]", "@", "\r", "é", "1x", "x1", "and", "or", "not"]
+
+
+def test_the_lexer_reads_what_larks_lexer_reads():
+    """``lalr.lex`` (one pattern of every terminal, tried in lark's order)
+    gives lark's basic lexer's tokens, kinds, texts and positions, on every
+    spec of the repository and on random runs of pieces of the language,
+    odd characters included (where both stop)."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted(ROOT.rglob("*.atoll"))]
+    rng = random.Random(15)
+    texts += ["".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(3000)]
+    stopped = 0
+    for text in texts:
+        want = _lark_tokens(text)
+        got = _fast_tokens(text)
+        if want is None:
+            assert got is None, text
+            stopped += 1
+        elif got == "long":   # a number past the limit: left to lark's way
+            assert any(t[0] == "INT" and len(t[1]) > limits.MAX_INT_DIGITS for t in want)
+        else:
+            assert got == want, text
+    assert stopped > 100

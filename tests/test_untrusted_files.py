@@ -132,6 +132,23 @@ def test_deep_json_and_duplicate_keys(tmp_path):
     assert files.json_depth('[{"x": "[[[[\\"]]"}, [[]]]') == 3
 
 
+@pytest.mark.parametrize("text", [
+    '[{"a": 1, "b": "\\ud800"}]',            # an escape writes a lone surrogate
+    '[{"a": 1, "b": "x\\uDC00"}]',
+    '[{"a": 1, "b": "\ud800"}]',              # the text itself holds one (not from a file read as UTF-8)
+])
+def test_text_with_a_lone_surrogate_is_refused(text):
+    """The check that encodes the decoded values is skipped only for a text
+    that holds no surrogate and no `\\u` escape (``files._encodes``)."""
+    with pytest.raises(ValueError, match="Unicode"):
+        files.parse_json(text, "d.json")
+
+
+def test_text_without_escapes_or_surrogates_is_read():
+    assert files.parse_json('[{"a": 1, "b": "île \u00e9"}]', "d.json") == [{"a": 1, "b": "île \u00e9"}]
+    assert files.parse_json('["\\u00e9"]', "d.json") == ["\u00e9"]
+
+
 def test_a_spec_file_too_large(tmp_path):
     spec = tmp_path / "big.atoll"
     spec.write_text(GAME.format(extra="") + "#" * files.MAX_SPEC_BYTES)
