@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections import deque
+from itertools import repeat
 from numbers import Integral
 from pathlib import Path
 from typing import Optional, Union
@@ -50,6 +52,7 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player
 __all__ = ["env", "AtollEnv"]
 
 _INT8 = np.dtype(np.int8)   # the action mask's type, made once
+_drain = deque(maxlen=0).extend   # runs an iterator to its end, keeping nothing
 
 
 def env(spec: Union[str, Path, Game], players: Optional[int] = None, options: Optional[dict] = None,
@@ -156,7 +159,10 @@ class AtollEnv(AECEnv):
         moves = st.legal_moves()
         self._by_move = moves.__class__ is Moves and len(moves) > 0
         if self._by_move:   # one player decides: slots for the moves, no Action objects
-            self.agent_selection = self.possible_agents[st.current_player()]
+            # the player to move: legal_moves() lists Moves only where no chance, choice or
+            # simultaneous stage waits, and there current_player() is this seat
+            ctl = st.ctl
+            self.agent_selection = self.possible_agents[ctl[4][ctl[2] % len(ctl[4])]]
             self._slots = self.index.assign_moves(moves)
             return
         p = acting_player(st)
@@ -224,8 +230,8 @@ class AtollEnv(AECEnv):
         vec = self.encoder.encode_array(st, self._seat[agent])
         mask = bytearray(self.index.size)
         if agent == self.agent_selection:
-            for s in self._slots:
-                mask[s] = 1
+            slots = self._slots
+            _drain(map(mask.__setitem__, slots, repeat(1, len(slots))))   # mask[s] = 1 for each slot
         return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=_INT8)}
 
     def legal_moves(self) -> dict[int, str]:
