@@ -76,7 +76,7 @@ class ObservationEncoder:
         # (that key, value) -> its part, for values that hold no collection
         self._parts: dict = {}
         self._by_value: dict = {}
-        self._heads: dict = {}               # header key -> (its writes, its positions), see _update
+        self._heads: dict = {}               # (header key before, after) -> the writes between, see _update
         self._seen: list = [None] * self.n   # per player: its kept vector, see _update
         self._fns = None                     # per slot: its generated updater, see _updaters
         self._fn_text = ""                   # the updaters' generated text
@@ -223,22 +223,22 @@ class ObservationEncoder:
             seen = self._start(player)
         cp = st.current_player()
         key = (cp, st.phase(), st.S[0], st.winners())
-        if key != seen.head:
-            head = self._heads.get(key)
-            if head is None:
-                d: dict = {}
-                self._header(d, 0, cp, key[1], key[2], key[3])
-                del d[0]   # the seat of the observer: written once, see _start
-                head = (tuple(d.items()), tuple(d))
-                if len(self._heads) >= 10_000:
-                    self._heads.clear()
-                self._heads[key] = head
+        old = seen.head
+        if key != old:
+            # the writes that turn the header of ``old`` into that of ``key``, kept per pair
+            heads = self._heads
+            writes = heads.get((old, key))
+            if writes is None:
+                was, now = self._head_writes(old), self._head_writes(key)
+                writes = tuple([(k, 0.0) for k in was if k not in now] +
+                               [(k, y) for k, y in now.items() if was.get(k) != y])
+                if len(heads) >= 10_000:
+                    heads.clear()
+                heads[(old, key)] = writes
             vec = seen.vec
-            for k in seen.headpos:
-                vec[k] = 0.0
-            for k, y in head[0]:
+            for k, y in writes:
                 vec[k] = y
-            seen.head, seen.headpos = key, head[1]
+            seen.head = key
         cur, prev = st.S, seen.vals
         changed = list(compress(seen.at, map(is_not, cur, prev)))
         if changed:
@@ -321,6 +321,16 @@ class ObservationEncoder:
         exec(compile(self._fn_text, "<atoll observation encoder>", "exec"), ns)
         return [None] + [ns[f"f{i}"] for i in range(1, len(self._plan))]
 
+    def _head_writes(self, key) -> dict:
+        """Position -> value of the header of ``key`` (the player to move, the
+        phase, the round, the winners; None: nothing written yet), without
+        the observer's seat (written once, see ``_start``)."""
+        d: dict = {}
+        if key is not None:
+            self._header(d, 0, key[0], key[1], key[2], key[3])
+            del d[0]
+        return d
+
     def _start(self, player: int) -> "_Seen":
         """Make the vector kept for ``player``, on the first one asked for."""
         if self._np is False:
@@ -337,7 +347,7 @@ class ObservationEncoder:
         seen.at = range(width)
         seen.vals = (_UNSEEN,) * width
         seen.parts = [None] * width
-        seen.head, seen.headpos = None, ()
+        seen.head = None
         return seen
 
     def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player,
@@ -382,15 +392,22 @@ class ObservationEncoder:
         ``path`` away from the hashed counts of ``seen``, and add those of
         ``came`` (see ``_updaters``, which finds them)."""
         vec, counts, kept = seen.vec, seen.counts, self._elements
-        for d, items in ((-1.0, gone), (1.0, came)):
-            for e in items:
-                try:
-                    bs = kept[(path, e)]
-                except (KeyError, TypeError):
-                    bs = self._element_buckets(t, path, e)
-                for b in bs:
-                    c = counts[b] = counts[b] + d
-                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        for e in gone:
+            try:
+                bs = kept[(path, e)]
+            except (KeyError, TypeError):
+                bs = self._element_buckets(t, path, e)
+            for b in bs:
+                c = counts[b] = counts[b] - 1.0
+                vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        for e in came:
+            try:
+                bs = kept[(path, e)]
+            except (KeyError, TypeError):
+                bs = self._element_buckets(t, path, e)
+            for b in bs:
+                c = counts[b] = counts[b] + 1.0
+                vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
     def _element_buckets(self, t, path: str, e) -> tuple:
         """The positions of the buckets of one element (for a map, a (key,
@@ -498,8 +515,8 @@ class _Seen:
     (a numpy float32 array, or a list without numpy), the places of the
     state's slots (``range``), the value of each slot it was made from, the
     part of each slot written (see ``_part_changed``), the hashed counts by
-    position, the header's key and the positions it set."""
-    __slots__ = ("vec", "at", "vals", "parts", "counts", "head", "headpos")
+    position, the header's key."""
+    __slots__ = ("vec", "at", "vals", "parts", "counts", "head")
 
 
 def _is_coll(t) -> bool:
