@@ -19,6 +19,9 @@ collection of it does not fall in one count and not the other):
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \\
         python benchmarks/adapters_ab.py --only pettingzoo --games 10 --passes 2
 
+``--only WAY --opcodes`` counts the Python opcodes per decision of the
+last pass instead (``sys.settrace``; a count that the load does not change).
+
 See benchmarks/README.md, "The adapters, a fifth step (issue 15, item 2)".
 """
 from __future__ import annotations
@@ -48,6 +51,27 @@ def ways(spec: str, players: int) -> dict:
             "pettingzoo": lambda s: play_pettingzoo(env, s)}
 
 
+def _opcodes(name: str, fn, games: int) -> int:
+    """Python opcodes executed per decision by ``games`` games of ``fn``, by file."""
+    from collections import Counter
+    seen: Counter = Counter()
+
+    def trace(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            seen[frame.f_code.co_filename] += 1
+        return trace
+    sys.settrace(trace)
+    try:
+        d = sum(fn(s) for s in range(games))
+    finally:
+        sys.settrace(None)
+    print(f"{name}: {sum(seen.values()) / d:.0f} opcodes per decision ({d} decisions)")
+    for f, n in seen.most_common(12):
+        print(f"  {n / d:8.1f}  {f}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spec", default=str(MASTERISLANDS))
@@ -56,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("--blocks", type=int, default=4)
     ap.add_argument("--only", choices=("direct", "openspiel", "pettingzoo"))
     ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--opcodes", action="store_true",
+                    help="with --only: Python opcodes per decision of the last pass (sys.settrace), by file")
     args = ap.parse_args(argv)
     w = ways(args.spec, args.players)
     if args.only:
@@ -63,7 +89,9 @@ def main(argv=None) -> int:
         gc.collect()
         gc.freeze()   # the heap made so far is never scanned again: a count that does not
                       # depend on when a full collection of it happens to fall
-        for _ in range(args.passes):
+        for k in range(args.passes):
+            if args.opcodes and k == args.passes - 1:
+                return _opcodes(args.only, fn, args.games)
             d = sum(fn(s) for s in range(args.games))
         print(f"{args.only}: {d} decisions in {args.games} games, {args.passes} passes")
         return 0
