@@ -23,8 +23,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
-from itertools import islice, repeat
-from operator import itemgetter
+from itertools import islice
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -175,8 +174,7 @@ class _ChanceNode:
         node.bag, node.elem = pending[2], self.elem
         _, n, total = self.out[k]
         total -= 1
-        last = self.out   # (action, count, total) each: the same with the new total, made in C
-        out = list(zip(map(_FIRST, last), map(_SECOND, last), repeat(total, len(last))))
+        out = [(a, c, total) for a, c, _ in self.out]
         items, byid = self.items, self.byid   # the same outcomes: the same ids (a dict never changed)
         if n > 1:
             out[k] = (out[k][0], n - 1, total)
@@ -198,7 +196,6 @@ class _ChanceNode:
 
 
 _NONE = object()
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 class State:
