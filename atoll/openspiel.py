@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from operator import itemgetter, truediv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
@@ -63,7 +62,6 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player, obser
 __all__ = ["register"]
 
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-_COUNT, _TOTAL = itemgetter(1), itemgetter(2)   # of an outcome (action, count, total)
 
 
 @dataclass
@@ -194,13 +192,8 @@ class AtollGame(pyspiel.Game):
         kept = self._chance_kept
         if kept is None or kept[0] is not items:
             slots, order = _chance_slots(self.chance_index, outcomes)
-            # the slots in order, and a getter of the outcomes in the order of their slots
-            places = [i for _, i in order] + [0]   # two at least: itemgetter then gives a tuple
-            kept = self._chance_kept = (items, slots, [s for s, _ in order], itemgetter(*places))
-        if not outcomes:   # (a draw from an empty bag is an error of the engine's, not a node)
-            return kept[1], []
-        ordered = kept[3](outcomes)   # (the last is a stand-in, which zip leaves out)
-        return kept[1], list(zip(kept[2], map(truediv, map(_COUNT, ordered), map(_TOTAL, ordered))))
+            kept = self._chance_kept = (items, slots, order)
+        return kept[1], [(s, outcomes[i][1] / outcomes[i][2]) for s, i in kept[2]]
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return AtollObserver(self, iig_obs_type, params)
