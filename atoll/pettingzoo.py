@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections import deque
-from itertools import repeat
 from numbers import Integral
 from pathlib import Path
 from typing import Optional, Union
@@ -52,7 +50,6 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player
 __all__ = ["env", "AtollEnv"]
 
 _INT8 = np.dtype(np.int8)   # the action mask's type, made once
-_drain = deque(maxlen=0).extend   # runs an iterator to its end, keeping nothing
 
 
 def env(spec: Union[str, Path, Game], players: Optional[int] = None, options: Optional[dict] = None,
@@ -230,8 +227,8 @@ class AtollEnv(AECEnv):
         vec = self.encoder.encode_array(st, self._seat[agent])
         mask = bytearray(self.index.size)
         if agent == self.agent_selection:
-            slots = self._slots
-            _drain(map(mask.__setitem__, slots, repeat(1, len(slots))))   # mask[s] = 1 for each slot
+            for s in self._slots:
+                mask[s] = 1
         return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=_INT8)}
 
     def legal_moves(self) -> dict[int, str]:
