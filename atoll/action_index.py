@@ -5,6 +5,7 @@ it). This module needs no third-party package."""
 from __future__ import annotations
 
 import hashlib
+from itertools import count
 from typing import Iterable
 
 from atoll.compiler.runtime import CHANCE, Action, Game
@@ -33,6 +34,7 @@ class ActionIndex:
         self._key: dict[tuple, int] = {}
         self._move_home: dict[int, dict] = {}   # action index -> params -> home slot, see assign_moves
         self._move_id: dict[int, dict] = {}     # action index -> params -> id
+        self._getters: dict = {}                # action index -> its _move_home dict's __getitem__
 
     def key(self, action: Action) -> int:
         """The action's stable id, without the player a simultaneous node adds
@@ -79,19 +81,17 @@ class ActionIndex:
         no Action objects): the slots ``assign`` gives the same actions.
         When no two moves share a home slot, every move gets its home, as
         ``assign`` would give it (it moves a move only to resolve a clash)."""
-        kept = self._move_home
+        getters = self._getters
         slots: list = []
         start = 0
-        for end, ai in moves.ends:
-            if end > start:
-                cache = kept.get(ai)
-                try:
-                    slots += map(cache.__getitem__, moves[start:end])
-                except (AttributeError, KeyError, TypeError):   # a move not seen yet
-                    del slots[start:]
-                    slots += [self._move_slot(ai, params)[1] for params in moves[start:end]]
-                start = end
-        out = dict(zip(slots, range(len(slots))))
+        try:
+            for end, ai in moves.ends:
+                if end != start:
+                    slots += map(getters[ai], moves[start:end])
+                    start = end
+        except (KeyError, TypeError):   # a move (or an action) not seen yet, or a parameter holding a map
+            slots = [self._move_slot(ai, moves[i])[1] for i, ai in _kinds_of(moves)]
+        out = dict(zip(slots, count()))
         if len(out) == len(slots):
             return out
         # two moves share a home slot (or are the same move, listed twice): as assign orders them
@@ -121,7 +121,10 @@ class ActionIndex:
         g = self.game
         k = g._action_id(g.actions[ai], params)
         h = (k, self.home(k))
-        cache = self._move_home.setdefault(ai, {})
+        cache = self._move_home.get(ai)
+        if cache is None:
+            cache = self._move_home[ai] = {}
+            self._getters[ai] = cache.__getitem__
         try:
             if len(cache) < 200_000:
                 cache[params] = h[1]

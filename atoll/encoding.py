@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from itertools import compress, islice
-from operator import index, is_not, itemgetter
+from operator import index, is_not
 from typing import Optional
 
 from atoll.action_index import ActionIndex, ActionIndexFull, _digest  # noqa: F401 - the first two re-exported
@@ -76,9 +76,10 @@ class ObservationEncoder:
         # (that key, value) -> its part, for values that hold no collection
         self._parts: dict = {}
         self._by_value: dict = {}
-        self._pub = None                     # what _update keeps of the vector all players see
-        self._heads: dict = {}               # header key -> (its writes, its positions), see _update
-        self._own: list = [None] * self.n    # per player: what _update keeps of what only it sees
+        self._heads: dict = {}               # (header key before, after) -> the writes between, see _update
+        self._seen: list = [None] * self.n   # per player: its kept vector, see _update
+        self._fns = None                     # per slot: its generated updater, see _updaters
+        self._fn_text = ""                   # the updaters' generated text
         self._np = False                     # numpy, None without it, False until asked
         self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
         kinds: list[str] = []          # "flag", "int" or "count" per position
@@ -178,50 +179,38 @@ class ObservationEncoder:
 
     def encode_state(self, st, player: int) -> list[float]:
         """``encode(st.observation(player))``, kept up to date (see
-        ``_update``): only what changed since the last vector is written again."""
-        pub, own = self._update(st, player)
-        out = pub.vec.tolist() if self._np is not None else list(pub.vec)
-        self._overlay(out, pub, own, player)
-        return out
+        ``_update``): only what changed since the player's last vector is
+        written again."""
+        vec = self._update(st, player).vec
+        return vec.tolist() if self._np is not None else list(vec)
 
     def encode_array(self, st, player: int):
         """``encode_state`` as a numpy float32 array (a new one)."""
         if self._np is None:
             import numpy   # noqa: F401 - raises the ImportError that names what is missing
-        pub, own = self._update(st, player)
-        out = pub.vec.copy()
-        self._overlay(out, pub, own, player)
-        return out
+        return self._update(st, player).vec.copy()
 
-    @staticmethod
-    def _overlay(out, pub: "_Seen", own: "_Seen", player: int) -> None:
-        """Write what only ``player`` sees (its seat in the header, the
-        variables seen by their owner) over the vector of what all see."""
-        out[player] = 1.0
-        for k, y in own.vec.items():
-            out[k] = y
-        counts = pub.counts
-        for b, c in own.counts.items():
-            if c:
-                c += counts[b]
-                out[b] = c if c < INT_LIMIT else INT_LIMIT
+    def _update(self, st, player: int) -> "_Seen":
+        """The vector kept for ``player`` brought up to date with ``st``.
 
-    def _update(self, st, player: int) -> tuple:
-        """The two kept accumulators brought up to date with ``st``: (the
-        vector of what every player sees, kept once for all players, and
-        what only ``player`` sees: positions and hashed counts).
-
-        Each state variable's value is compared, by identity, with the one
-        the kept vector was last made from (values are never changed in
-        place). A collection that changed is compared element by element
-        with the old one (a map by its entries, a list or bag by what
-        differs between the common beginning and end, a set by set
-        difference): its size is written and only the elements taken away
-        and added change the hashed counts. Any other variable is a part
-        (its positions and its hashed counts) made from its view, kept per
-        value; the old part's positions are cleared and its counts taken
-        away, the new one's written and added. Counts are whole numbers, so
-        the result is exactly ``encode(st.observation(player))``."""
+        Each player has its own kept vector: the whole observation as that
+        player sees it (its seat, the header, every variable with what it
+        sees of it, the hashed counts), with the values of the state it was
+        last made from. Each state variable's value is compared, by
+        identity, with that one (values are never changed in place; the
+        values are kept in a tuple of their own, so a list of values
+        changed later changes nothing kept). A collection that changed is
+        compared element by element with the old one (a map by its
+        entries, a list or bag by what differs between the common
+        beginning and end, a set by set difference): its size is written
+        and only the elements taken away and added change the hashed
+        counts (of the elements the player sees). Any other variable is a
+        part (its positions and its hashed counts) made from the player's
+        view of it, kept per value; the old part's positions are cleared
+        and its counts taken away, the new one's written and added. Counts
+        are whole numbers, so the result is exactly
+        ``encode(st.observation(player))``, however far apart the states
+        the vector is brought from and to."""
         if not (player.__class__ is int and 0 <= player < self.n):
             try:
                 player = index(player)   # a numpy integer, say
@@ -229,64 +218,121 @@ class ObservationEncoder:
                 player = -1
             if not 0 <= player < self.n:
                 raise ValueError(f"player must be 0..{self.n - 1}")
-        pub = self._pub
-        if pub is None:
-            pub = self._start()
-        own = self._own[player]
-        vec = pub.vec
+        seen = self._seen[player]
+        if seen is None:
+            seen = self._start(player)
         cp = st.current_player()
         key = (cp, st.phase(), st.S[0], st.winners())
-        if key != pub.head:
-            head = self._heads.get(key)
-            if head is None:
-                d: dict = {}
-                self._header(d, 0, cp, key[1], key[2], key[3])
-                del d[0]   # the seat of the observer: see _overlay
-                head = (tuple(d.items()), tuple(d))
-                if len(self._heads) >= 10_000:
-                    self._heads.clear()
-                self._heads[key] = head
-            for k in pub.headpos:
-                vec[k] = 0.0
-            for k, y in head[0]:
+        old = seen.head
+        if key != old:
+            # the writes that turn the header of ``old`` into that of ``key``, kept per pair
+            heads = self._heads
+            writes = heads.get((old, key))
+            if writes is None:
+                was, now = self._head_writes(old), self._head_writes(key)
+                writes = tuple([(k, 0.0) for k in was if k not in now] +
+                               [(k, y) for k, y in now.items() if was.get(k) != y])
+                if len(heads) >= 10_000:
+                    heads.clear()
+                heads[(old, key)] = writes
+            vec = seen.vec
+            for k, y in writes:
                 vec[k] = y
-            pub.head, pub.headpos = key, head[1]
-        S = st.S
-        for seen, who in ((pub, _ALL), (own, player)):
-            cur, prev = seen.get(S), seen.vals
-            changed = list(compress(seen.at, map(is_not, cur, prev)))
-            if changed:
-                seen.vals = cur
-                self._changed(changed, seen.idx, cur, prev, seen, who)
-        return pub, own
+            seen.head = key
+        cur, prev = st.S, seen.vals
+        changed = list(compress(seen.at, map(is_not, cur, prev)))
+        if changed:
+            cur = seen.vals = tuple(cur)
+            fns = self._fns
+            if fns is None:
+                fns = self._fns = self._updaters()
+            for i in changed:
+                f = fns[i]
+                if f is not None:   # None: the round, in the header
+                    f(cur[i], prev[i], seen, player)
+        return seen
 
-    def _changed(self, changed: list, idx: tuple, cur: tuple, prev: tuple, seen: "_Seen", player) -> None:
-        """Bring the slots of ``seen`` at the places ``changed`` of ``idx`` up
-        to date: their values were ``prev``, are ``cur`` (see ``_update``)."""
-        plan, hashed, vec = self._plan, self.hash_size, seen.vec
-        for j in changed:
-            i = idx[j]
-            if not i:
-                continue   # the round: in the header
-            x = cur[j]
-            old = prev[j]
-            how, a, b, c = plan[i]
+    def _updaters(self) -> list:
+        """Per slot of the state, a function generated from its plan (see
+        ``_slot_plan``: the slot's type and who sees it) that brings a kept
+        vector up to date when the slot's value changed: ``f(new value, old
+        value, the kept vector, the observing player)``; None for the round
+        (in the header). Only positions, seats and names made here go into
+        the generated text; the spec's names (the paths of the hashed
+        features) and types are passed as values, never written into it."""
+        lines: list = []
+        consts: dict = {"U": _UNSEEN, "NONES": (None,) * self.n, "md": _map_diff, "sd": _seq_diff,
+                        "count": self._count_elements, "part": self._part_changed,
+                        "BV": self._by_value, "swap": _swap_parts}
+        hashed = bool(self.hash_size)
+
+        def elements(ind: str, kind: str, o: str, x: str, tname: str, pname: str) -> None:
+            if kind == "map":
+                lines.append(f"{ind}gone, came = md({o}, {x})")
+            elif kind == "set":
+                lines.append(f"{ind}gone = {o} if {x} is None else () if {o} is None else {o} - {x}")
+                lines.append(f"{ind}came = {x} if {o} is None else () if {x} is None else {x} - {o}")
+            else:
+                lines.append(f"{ind}gone, came = sd({o} or (), {x} or ())")
+            lines.append(f"{ind}if gone or came:")
+            lines.append(f"{ind}    count({tname}, {pname}, gone, came, seen)")
+
+        for i in range(1, len(self._plan)):
+            how, a, b, c = self._plan[i]
+            lines.append(f"def f{i}(x, o, seen, player):")
             if how is _COLL:   # a: the cells (seat or None, position, path, seen by whom), b: the type
-                if old is _UNSEEN:
-                    old = None
-                for q, pos, path, who in a:
-                    o = old if q is None or old is None else old[q]
-                    n = x if q is None or x is None else x[q]
-                    if o is n:
-                        continue
-                    vec[pos] = 0.0 if n is None else float(len(n))
-                    if hashed and (who is _ALL or who == player):
-                        self._elements_changed(b, c, o, n, path, seen)
+                consts[f"T{i}"] = b
+                if a[0][0] is None:   # one collection
+                    _, pos, path, who = a[0]
+                    consts[f"P{i}_0"] = path
+                    lines += ["    if o is U:", "        o = None",
+                              f"    seen.vec[{int(pos)}] = 0.0 if x is None else float(len(x))"]
+                    if hashed and who is _ALL:
+                        elements("    ", c, "o", "x", f"T{i}", f"P{i}_0")
+                else:   # one per player
+                    lines += ["    if o is U or o is None:", "        o = NONES",
+                              "    if x is None:", "        x = NONES", "    vec = seen.vec"]
+                    for q, pos, path, who in a:
+                        q = int(q)
+                        consts[f"P{i}_{q}"] = path
+                        lines += [f"    oq = o[{q}]", f"    nq = x[{q}]", "    if oq is not nq:",
+                                  f"        vec[{int(pos)}] = 0.0 if nq is None else float(len(nq))"]
+                        if hashed and who is _ALL:
+                            elements("        ", c, "oq", "nq", f"T{i}", f"P{i}_{q}")
+                        elif hashed and who is not None:   # seen by its owner: seat q
+                            lines.append(f"        if player == {q}:")
+                            elements("            ", c, "oq", "nq", f"T{i}", f"P{i}_{q}")
             else:   # a part: a = (type, offset, name), b: seen by its owner, c: kept by value
-                self._part_changed(i, a, b, c, x, player, seen)
+                consts[f"A{i}"], consts[f"B{i}"], consts[f"C{i}"] = a, b, c
+                if c:   # kept by value: the usual case looked up here, as _part_changed keeps it
+                    key = f"(({i}, player), x)" if b else f"({i}, x)"
+                    lines += ["    if x is not None:",
+                              f"        p = BV.get({key})",
+                              "        if p is not None:",
+                              f"            old = seen.parts[{i}]",
+                              "            if old is p:",
+                              "                return",
+                              f"            seen.parts[{i}] = p",
+                              "            swap(old, p, seen)",
+                              "            return"]
+                lines.append(f"    part({i}, A{i}, B{i}, C{i}, x, player, seen)")
+        ns = dict(consts)
+        self._fn_text = "\n".join(lines) + "\n"   # (read by the tests: no spec text in it)
+        exec(compile(self._fn_text, "<atoll observation encoder>", "exec"), ns)
+        return [None] + [ns[f"f{i}"] for i in range(1, len(self._plan))]
 
-    def _start(self) -> "_Seen":
-        """Make the accumulators, on the first vector asked for."""
+    def _head_writes(self, key) -> dict:
+        """Position -> value of the header of ``key`` (the player to move, the
+        phase, the round, the winners; None: nothing written yet), without
+        the observer's seat (written once, see ``_start``)."""
+        d: dict = {}
+        if key is not None:
+            self._header(d, 0, key[0], key[1], key[2], key[3])
+            del d[0]
+        return d
+
+    def _start(self, player: int) -> "_Seen":
+        """Make the vector kept for ``player``, on the first one asked for."""
         if self._np is False:
             try:
                 import numpy
@@ -294,24 +340,15 @@ class ObservationEncoder:
             except ImportError:   # pragma: no cover - numpy comes with both adapters
                 self._np = None
         width = len(self._plan)
-        owned = [i for i in range(1, width) if self._plan[i][0] is _COLL and self._plan[i][1][0][3] is not _ALL
-                 and self._plan[i][1][0][3] is not None or self._plan[i][0] is _PART and self._plan[i][2]]
-        pub = self._pub = _Seen()
-        pub.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
-        pub.counts = [0.0] * self.size   # at the positions of the buckets
-        pub.idx = (0, 0) + tuple(i for i in range(1, width) if i not in owned)
-        pub.vals = (_UNSEEN,) * len(pub.idx)
-        pub.parts = [None] * width
-        pub.head, pub.headpos = None, ()
-        for q in range(self.n):
-            own = self._own[q] = _Seen()
-            own.vec, own.counts = {}, _Counts()   # positions -> values; positions -> counts
-            own.idx = (0,) + (tuple(owned) or (0,))   # two at least: itemgetter then gives a tuple
-            own.vals = (_UNSEEN,) * len(own.idx)
-            own.parts = [None] * width
-        for seen in [pub] + self._own:   # the round comes first: itemgetter gives a tuple
-            seen.get, seen.at = itemgetter(*seen.idx), range(len(seen.idx))
-        return pub
+        seen = self._seen[player] = _Seen()
+        seen.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
+        seen.vec[player] = 1.0   # the observing seat, in the header
+        seen.counts = [0.0] * self.size   # at the positions of the buckets
+        seen.at = range(width)
+        seen.vals = (_UNSEEN,) * width
+        seen.parts = [None] * width
+        seen.head = None
+        return seen
 
     def _part_changed(self, i: int, tn: tuple, owned: bool, by_value: bool, x, player,
                       seen: "_Seen") -> None:
@@ -335,22 +372,7 @@ class ObservationEncoder:
         if old is part:
             return
         seen.parts[i] = part
-        vec, counts = seen.vec, seen.counts
-        mirror = counts.__class__ is list   # the public counts are written in the vector too
-        if old is not None:
-            for k, _ in old[1]:
-                vec[k] = 0.0
-            for b, d in old[2]:
-                c = counts[b] = counts[b] - d
-                if mirror:
-                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
-        if part is not None:
-            for k, y in part[1]:
-                vec[k] = y
-            for b, d in part[2]:
-                c = counts[b] = counts[b] + d
-                if mirror:
-                    vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        _swap_parts(old, part, seen)
 
     def _part(self, i: int, t, x, offset: int, name: str, player: int) -> tuple:
         """(value, its writes, its hashed counts) of slot ``i`` holding ``x``,
@@ -365,29 +387,27 @@ class ObservationEncoder:
             mine[b] = mine.get(b, 0.0) + 1.0
         return (x, tuple(writes.items()), tuple(mine.items()))
 
-    def _elements_changed(self, t, kind: str, old, new, path: str, seen: "_Seen") -> None:
-        """Take the elements of collection ``old`` (of type ``t``, or None)
-        that ``new`` does not hold away from the hashed counts, and add
-        those of ``new`` that ``old`` does not hold."""
-        if kind == "map":
-            gone, came = _map_diff(old, new)
-        elif kind == "set":
-            gone = old if new is None else () if old is None else old - new
-            came = new if old is None else () if new is None else new - old
-        else:
-            gone, came = _seq_diff(old or (), new or ())
+    def _count_elements(self, t, path: str, gone, came, seen: "_Seen") -> None:
+        """Take the elements ``gone`` of a collection of type ``t`` at
+        ``path`` away from the hashed counts of ``seen``, and add those of
+        ``came`` (see ``_updaters``, which finds them)."""
         vec, counts, kept = seen.vec, seen.counts, self._elements
-        mirror = counts.__class__ is list
-        for d, items in ((-1.0, gone), (1.0, came)):
-            for e in items:
-                try:
-                    bs = kept[(path, e)]
-                except (KeyError, TypeError):
-                    bs = self._element_buckets(t, path, e)
-                for b in bs:
-                    c = counts[b] = counts[b] + d
-                    if mirror:
-                        vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        for e in gone:
+            try:
+                bs = kept[(path, e)]
+            except (KeyError, TypeError):
+                bs = self._element_buckets(t, path, e)
+            for b in bs:
+                c = counts[b] = counts[b] - 1.0
+                vec[b] = c if c < INT_LIMIT else INT_LIMIT
+        for e in came:
+            try:
+                bs = kept[(path, e)]
+            except (KeyError, TypeError):
+                bs = self._element_buckets(t, path, e)
+            for b in bs:
+                c = counts[b] = counts[b] + 1.0
+                vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
     def _element_buckets(self, t, path: str, e) -> tuple:
         """The positions of the buckets of one element (for a map, a (key,
@@ -491,21 +511,12 @@ _COLL, _PART = "collection", "part"
 
 
 class _Seen:
-    """What ``ObservationEncoder._update`` keeps of a vector: the vector
-    (for what only one player sees, a dict: position -> value), the slots
-    it covers (0, the round, first), their getter from S and its places,
-    the value of each of them it was made from,
-    the part of each slot written (see ``_part_changed``), the hashed
-    counts by position, the header's key and the positions it set."""
-    __slots__ = ("vec", "idx", "get", "at", "vals", "parts", "counts", "head", "headpos")
-
-
-class _Counts(dict):
-    """Hashed counts by position, 0 for a position not counted yet."""
-    __slots__ = ()
-
-    def __missing__(self, key):
-        return 0.0
+    """What ``ObservationEncoder._update`` keeps for one player: the vector
+    (a numpy float32 array, or a list without numpy), the places of the
+    state's slots (``range``), the value of each slot it was made from, the
+    part of each slot written (see ``_part_changed``), the hashed counts by
+    position, the header's key."""
+    __slots__ = ("vec", "at", "vals", "parts", "counts", "head")
 
 
 def _is_coll(t) -> bool:
@@ -524,6 +535,25 @@ def _flat(t, records: dict, _seen: frozenset = frozenset()) -> bool:
     if t[0] == "record":
         return t[1] not in _seen and all(_flat(ft, records, _seen | {t[1]}) for _, ft in records[t[1]])
     return all(_flat(x, records, _seen) for x in t[1:])
+
+
+def _swap_parts(old, part, seen: _Seen) -> None:
+    """Clear the positions of part ``old`` and take its hashed counts away
+    from ``seen``; write those of ``part`` and add its counts (either may
+    be None)."""
+    vec, counts = seen.vec, seen.counts
+    if old is not None:
+        for k, _ in old[1]:
+            vec[k] = 0.0
+        for b, d in old[2]:
+            c = counts[b] = counts[b] - d
+            vec[b] = c if c < INT_LIMIT else INT_LIMIT
+    if part is not None:
+        for k, y in part[1]:
+            vec[k] = y
+        for b, d in part[2]:
+            c = counts[b] = counts[b] + d
+            vec[b] = c if c < INT_LIMIT else INT_LIMIT
 
 
 def _map_diff(old, new) -> tuple:

@@ -262,20 +262,22 @@ class _Core:
         return self.slots
 
     def apply(self, slot: int) -> None:
-        a = self.moves().get(slot)
+        slots = self.slots
+        a = (self.moves() if slots is None else slots).get(slot)
         if a is None:
             raise IllegalAction(f"action {slot} is not legal now; legal: {sorted(self.moves())[:12]}")
-        if self.trail is not None:
-            actor = None if self.st.is_chance_node() else acting_player(self.st)
+        st, trail = self.st, self.trail
+        if trail is not None:
+            actor = None if st.is_chance_node() else acting_player(st)
             label = str(self.actions()[slot])
         if self.by_move:
-            self.st.apply_move(a)
+            st.apply_move(a)
+            self.by_move = False
         else:
-            self.st.apply_action(a)
+            st.apply_action(a)
         self.slots = self.chances = self.cp = None
-        self.by_move = False
-        if self.trail is not None:
-            self.trail = _advance(self.trail, self.st, actor, label)
+        if trail is not None:
+            self.trail = _advance(trail, st, actor, label)
 
     def info_state(self, player: int, history) -> str:
         if self.trail is None:   # first asked: replay the history once, then keep it up to date
@@ -386,7 +388,7 @@ class AtollState(pyspiel.State):
         return str(a) if a is not None else f"action {action} (not legal here)"
 
     def is_terminal(self):
-        return self._core.st.is_terminal()
+        return self._core.st.outcome is not None   # State.is_terminal(), without the call
 
     def returns(self):
         return self._core.st.returns()

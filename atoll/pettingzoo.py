@@ -49,6 +49,8 @@ from atoll.encoding import ActionIndex, ObservationEncoder, acting_player
 
 __all__ = ["env", "AtollEnv"]
 
+_INT8 = np.dtype(np.int8)   # the action mask's type, made once
+
 
 def env(spec: Union[str, Path, Game], players: Optional[int] = None, options: Optional[dict] = None,
         **kwargs) -> "AtollEnv":
@@ -154,7 +156,10 @@ class AtollEnv(AECEnv):
         moves = st.legal_moves()
         self._by_move = moves.__class__ is Moves and len(moves) > 0
         if self._by_move:   # one player decides: slots for the moves, no Action objects
-            self.agent_selection = self.possible_agents[st.current_player()]
+            # the player to move: legal_moves() lists Moves only where no chance, choice or
+            # simultaneous stage waits, and there current_player() is this seat
+            ctl = st.ctl
+            self.agent_selection = self.possible_agents[ctl[4][ctl[2] % len(ctl[4])]]
             self._slots = self.index.assign_moves(moves)
             return
         p = acting_player(st)
@@ -170,7 +175,8 @@ class AtollEnv(AECEnv):
         return {s: actions[i] for s, i in self._slots.items()}
 
     def step(self, action) -> None:
-        self._need_reset()
+        if self._state is None:
+            self._need_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -215,14 +221,15 @@ class AtollEnv(AECEnv):
 
     # ------------------------------------------------------------ observing
     def observe(self, agent):
-        self._need_reset()
-        p = self._seat[agent]
-        vec = self.encoder.encode_array(self._state, p)
+        st = self._state
+        if st is None:
+            self._need_reset()
+        vec = self.encoder.encode_array(st, self._seat[agent])
         mask = bytearray(self.index.size)
         if agent == self.agent_selection:
             for s in self._slots:
                 mask[s] = 1
-        return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=_INT8)}
 
     def legal_moves(self) -> dict[int, str]:
         """Slot -> readable action, for the agent to move now."""

@@ -6,7 +6,10 @@ every player, hidden parts included, however far apart the states a
 player's vector is brought from and to."""
 from __future__ import annotations
 
+import io
 import random
+import re
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -135,3 +138,24 @@ def test_slots_of_moves_are_the_slots_of_actions(size):
                     seen += 1
             st.apply_action(actions[rng.randrange(len(actions))])
     assert seen > 50
+
+
+_GENERATED_NAMES = re.compile(r"(def|if|else|is|not|None|or|return|float|len|x|o|seen|player|vec|oq|nq|gone|came|"
+                              r"md|sd|count|part|parts|swap|BV|get|p|old|U|NONES|f\d+|T\d+|P\d+_\d+|A\d+|B\d+|C\d+)")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_the_generated_updaters_hold_no_text_of_the_spec(spec):
+    """The updaters generated per encoder (ObservationEncoder._updaters) are
+    written from positions, seats and names of the generator's own: no
+    string literal, every name one of the generator's vocabulary (the
+    spec's names and types reach them as values only)."""
+    for game in _games(spec):
+        enc = ObservationEncoder(game)
+        enc._updaters()
+        text = enc._fn_text
+        assert text.count("def ") == len(game.layout.names) - 1
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            assert tok.type != tokenize.STRING, tok
+            if tok.type == tokenize.NAME:
+                assert _GENERATED_NAMES.fullmatch(tok.string), tok
