@@ -146,6 +146,8 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
     play_seconds = PLAY_SECONDS if play_seconds is None else play_seconds
     chk = PlayCheck(game, pr)
     book = playbook.book(game, pr, games, seed) if max_states == MAX_STATES else None
+    if book is not None:   # its search and games are the book's: so is what they counted
+        chk = book.check_of(pr.name)
     if book is not None:   # searched once, with the other properties of this configuration
         found, evidence = book.search(pr.name)
     else:
