@@ -479,3 +479,25 @@ def test_docs_readers_are_forked_from_a_frozen_main_process(tmp_path, monkeypatc
     seen = [int(m.read_text()) for m in marks.iterdir()]
     assert seen and all(n > 0 for n in seen)
     assert gc.get_freeze_count() == 0
+
+
+def test_a_docs_matrix_is_computed_on_a_fresh_stack(tmp_path, monkeypatch):
+    """The docs' verification runs in a thread of its own (an empty Python
+    stack, whatever the depth of the Sphinx reader that asks), the caller
+    waiting; its results and its errors come back to the caller."""
+    import threading
+    import atoll.verify.cache as C
+    spec = tmp_path / "nim.atoll"
+    spec.write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
+    where = []
+    real = C.run
+    monkeypatch.setattr(C, "run", lambda *a, **k: where.append(threading.current_thread()) or real(*a, **k))
+    assert len(C.ResultCache(tmp_path / "cache", C.Budget(games=2), jobs=1).matrix(spec)) == 2
+    assert C.ResultCache(tmp_path / "cache1", C.Budget(games=2), jobs=1).results(spec, 3, {}) == []
+    assert len(where) == 2 and all(t is not threading.current_thread() for t in where)
+
+    def fails(*a, **k):
+        raise ValueError("in the verifier")
+    monkeypatch.setattr(C, "run", fails)
+    with pytest.raises(ValueError, match="in the verifier"):
+        C.ResultCache(tmp_path / "cache2", C.Budget(games=2), jobs=1).matrix(spec)
