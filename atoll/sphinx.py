@@ -476,6 +476,29 @@ def _forget_warnings(app, env, docnames) -> None:
     shutil.rmtree(_warned_folder(env), ignore_errors=True)
 
 
+def _freeze_for_readers(app, env, docnames) -> None:
+    """The main process's objects out of the collector's reach while the
+    pages are read (``gc.freeze``; undone by ``_unfreeze``). Parallel
+    readers are forked from it, and a reader that computes a matrix in
+    process (``atoll_matrix_jobs`` = 1) runs full collections, each of
+    which wrote to every object it inherited: the whole main process was
+    copied into every reader, page by page (the kernel's time, not
+    Python's). Frozen objects are not collected: garbage in a cycle among
+    them waits for the unfreeze. A caller's own freeze is left as it is."""
+    import gc
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        app._atoll_frozen = True
+
+
+def _unfreeze(app, *args):
+    """(at ``env-updated``, and at ``build-finished`` should the read fail)"""
+    import gc
+    if getattr(app, "_atoll_frozen", False):
+        app._atoll_frozen = False
+        gc.unfreeze()
+
+
 def _verdict_pages(app, env, added, changed, removed) -> list[str]:
     """Pages that show verdicts are read at every build (their results come
     from the cache), so that a verdict not as expected is reported each time."""
@@ -531,6 +554,9 @@ def setup(app):
         app.add_directive(name, cls)
     app.connect("builder-inited", _generate)
     app.connect("env-before-read-docs", _forget_warnings)
+    app.connect("env-before-read-docs", _freeze_for_readers)
+    app.connect("env-updated", _unfreeze)
+    app.connect("build-finished", _unfreeze)
     app.connect("env-get-outdated", _verdict_pages)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

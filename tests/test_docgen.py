@@ -1,6 +1,7 @@
 """The documentation generators without Sphinx: the lexer, discovery of
 games, the pictures, the verification cache, the generated references."""
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -452,3 +453,51 @@ def test_docs_readers_share_the_cores_with_the_matrices_they_compute(tmp_path, m
     monkeypatch.setattr(C, "run", lambda *a, **k: ran.append(k["jobs"]))
     C.ResultCache(tmp_path / "cache", C.Budget(games=3), jobs=2).matrix(spec)
     assert ran == [2]
+
+
+def test_docs_readers_are_forked_from_a_frozen_main_process(tmp_path, monkeypatch):
+    """The pages are read (and their matrices computed) while the main
+    process's objects are frozen out of the collector's reach: a reader
+    forked from it does not copy them all by collecting; after the read,
+    they are unfrozen."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    import gc
+    import atoll.verify.cache as C
+    from atoll.cli import main
+    marks = tmp_path / "frozen"
+    marks.mkdir()
+    real = C.run
+
+    def run(*a, **k):   # a matrix computed (in a reader, maybe a forked process: it leaves a mark)
+        (marks / f"{os.getpid()}-{len(list(marks.iterdir()))}").write_text(str(gc.get_freeze_count()))
+        return real(*a, **k)
+    monkeypatch.setattr(C, "run", run)
+    spec = tmp_path / "nim.atoll"
+    spec.write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
+    assert gc.get_freeze_count() == 0
+    assert main(["docs", str(spec), "-o", str(tmp_path / "site"), "-j", "2", "--games", "2"]) == 0
+    seen = [int(m.read_text()) for m in marks.iterdir()]
+    assert seen and all(n > 0 for n in seen)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_docs_matrix_is_computed_on_a_fresh_stack(tmp_path, monkeypatch):
+    """The docs' verification runs in a thread of its own (an empty Python
+    stack, whatever the depth of the Sphinx reader that asks), the caller
+    waiting; its results and its errors come back to the caller."""
+    import threading
+    import atoll.verify.cache as C
+    spec = tmp_path / "nim.atoll"
+    spec.write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
+    where = []
+    real = C.run
+    monkeypatch.setattr(C, "run", lambda *a, **k: where.append(threading.current_thread()) or real(*a, **k))
+    assert len(C.ResultCache(tmp_path / "cache", C.Budget(games=2), jobs=1).matrix(spec)) == 2
+    assert C.ResultCache(tmp_path / "cache1", C.Budget(games=2), jobs=1).results(spec, 3, {}) == []
+    assert len(where) == 2 and all(t is not threading.current_thread() for t in where)
+
+    def fails(*a, **k):
+        raise ValueError("in the verifier")
+    monkeypatch.setattr(C, "run", fails)
+    with pytest.raises(ValueError, match="in the verifier"):
+        C.ResultCache(tmp_path / "cache2", C.Budget(games=2), jobs=1).matrix(spec)

@@ -53,3 +53,75 @@ def test_nothing_secret_to_compare_is_unknown(tmp_path):
     text = BIDS.replace("simultaneous in players: bidding", "turns in players: bidding")
     v, detail, _ = verdict(tmp_path, text + SECRET)
     assert v == V.UNKNOWN and "nothing to compare" in detail["reason"]
+
+
+def _ends(game, games=4, seed=0):
+    """States at the end of each way of playing a waiting player's part, at
+    the simultaneous nodes of a few random games."""
+    import random
+    from atoll.verify.secrets import LeakCheck
+    leaks, rng, out = LeakCheck(game), random.Random(seed), []
+    for s in range(games):
+        st = game.new_initial_state(seed=s)
+        for _ in range(300):
+            if st.is_terminal():
+                break
+            legal = st.legal_actions()
+            if not legal:
+                break
+            if not st.is_chance_node() and st.is_simultaneous_node():
+                for p in sorted({a.player for a in legal}):
+                    first = [a for a in legal if a.player == p]
+                    ways = leaks._all_ways(st, p, first) or [leaks._walk(st, p, first, "random")
+                                                            for _ in range(3)]
+                    out.append((p, [end for _, end in ways]))
+            st.apply_action(legal[rng.randrange(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("spec, players", [("spec/la_isla.atoll", 3), ("spec/isle_of_skye.atoll", 3),
+                                           ("tests/good/sealed_bids.atoll", 3)])
+def test_the_views_made_together_tell_states_apart_as_each_alone(spec, players):
+    """``LeakCheck._views`` (every viewer's view of a state in one pass)
+    tells two states apart for a viewer exactly when ``_view`` does."""
+    from atoll.verify.secrets import LeakCheck
+    game = pipeline.instantiate(pipeline.compile_spec(str(ROOT / spec)), players, {})
+    leaks = LeakCheck(game)
+    pairs = same = 0
+    groups = _ends(game)
+    for k, (p, ends) in enumerate(groups):
+        viewers = [v for v in range(players) if v != p]
+        for a in ends[:6]:
+            va = leaks._views(a, viewers)
+            for b in ends[:6] + groups[k - 1][1][:2]:   # the ways of one node, and of another
+                vb = leaks._views(b, viewers)
+                for v in viewers:
+                    alone = leaks._view(a, v) == leaks._view(b, v)
+                    assert (va[v] == vb[v]) == alone
+                    pairs += 1
+                    same += alone
+    assert pairs > 50 and 0 < same < pairs   # states alike and states apart were both met
+
+
+def test_a_value_of_each_players_own_missing_in_one_state_tells_it_apart(tmp_path):
+    """Two values of the players' own, one missing (None) in each state and
+    the other alike: the views differ, with ``_views`` as with ``_view``."""
+    from atoll.verify.secrets import LeakCheck
+    text = BIDS.replace(STATE, STATE + "\n  player other: int = 0 visible owner")
+    path = tmp_path / "g.atoll"
+    path.write_text(text)
+    game = pipeline.instantiate(pipeline.compile_spec(str(path)), 2, {})
+    a = game.new_initial_state(seed=0)
+    i, j = game.layout.names.index("bid"), game.layout.names.index("other")
+    b = a.clone()
+    a.S[i], a.S[j] = None, [2, 2]
+    b.S[i], b.S[j] = [2, 2], None
+    leaks = LeakCheck(game)
+    assert leaks._view(a, 1) != leaks._view(b, 1)
+    assert leaks._views(a, [1])[1] != leaks._views(b, [1])[1]
+    # a viewer's own value is shown to it, another's is not
+    c, d = game.new_initial_state(seed=0), game.new_initial_state(seed=0)
+    c.S[i], d.S[i] = [1, 2], [1, 3]
+    for v, apart in ((1, True), (0, False)):
+        assert (leaks._view(c, v) != leaks._view(d, v)) == apart
+        assert (leaks._views(c, [v])[v] != leaks._views(d, [v])[v]) == apart

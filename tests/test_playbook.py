@@ -221,3 +221,66 @@ def test_nothing_is_kept_for_a_configuration_once_checked(game, monkeypatch):
     assert len(out) == len(names) and sampled   # positions were sampled for this configuration
     gc.collect()
     assert len(play._POSITIONS) <= positions and len(explore._GRAPHS) <= graphs
+
+
+BIDS = (ROOT / "tests" / "good" / "sealed_bids.atoll").read_text()
+# a leak from the third round on, past where the bounded search gets: play finds it
+LEAK = ("  player tokens: list[int] = [] visible owner\n",
+        "    if current_round >= 3 { tokens[me] = [1 for k in range(n)] }\n")
+
+
+@pytest.mark.parametrize("leaky", [False, True])
+def test_a_shared_no_leak_check_is_the_check_alone(tmp_path, monkeypatch, leaky):
+    """A `no_leak` property shares the uniform (and steered) games: its one
+    check (``Book.check_of``) meets the search's states and then each game's
+    in the same order as alone, so it compares and counts the same secret
+    choices (the evidence's ``secret choices``) and finds the same leak."""
+    from atoll.verify import play
+    monkeypatch.setattr(play, "MAX_STATES", 30)   # a bounded search: play decides
+    monkeypatch.setattr(play, "POSITION_GAMES", 0)   # (no searches from sampled positions)
+    text = BIDS + "\nproperty bids_secret no_leak\nproperty fine invariant true\n"
+    if leaky:
+        state, effect = "  player bid: int = 0 visible owner", "    bid[me] = n\n"
+        assert state in text and effect in text
+        text = text.replace(state, LEAK[0] + state).replace(effect, effect + LEAK[1])
+    p = tmp_path / "g.atoll"
+    p.write_text(text)
+    comp = pipeline.compile_spec(p)
+    g = pipeline.instantiate(comp, 3, {})
+    props = [comp.program.properties[n] for n in ("fine", "bids_secret")]
+    assert all(playbook.shares(pr) for pr in props)
+    alone = {pr.name: check_by_play(g, pr, 8, 0, str(p)) for pr in props}
+    playbook.plan(g, props, 8, 0, str(p))
+    try:
+        together = {pr.name: check_by_play(g, pr, 8, 0, str(p)) for pr in props}
+        b = playbook.book(g, props[1], 8, 0)
+        assert "bids_secret" in b.uniform   # its games were in fact played together
+        assert ("bids_secret" in b.steered) == (not leaky)
+    finally:
+        playbook.forget(g)
+    assert together == alone
+    verdict, detail, _ = together["bids_secret"]
+    if leaky:
+        assert verdict == "VIOLATED" and "secret choice shows" in together["bids_secret"][2]["problem"]
+    else:
+        assert verdict == "NO VIOLATION IN 10 GAMES" and "secret choices compared" in detail["secret choices"]
+
+
+def test_a_dropped_joint_search_leaves_the_no_leak_counts_as_they_were(tmp_path):
+    """When the joint steered search is dropped, a `no_leak` property
+    searches alone: what its check counted over the dropped games is undone."""
+    p = tmp_path / "g.atoll"
+    p.write_text(BIDS + "\nproperty bids_secret no_leak\nproperty fails invariant current_round < 2\n")
+    comp = pipeline.compile_spec(p)
+    g = pipeline.instantiate(comp, 3, {})
+    props = [comp.program.properties[n] for n in ("bids_secret", "fails")]
+    b = playbook.Book(g, props, 8, 0, str(p))
+    leaks = b.check_of("bids_secret").leaks
+    leaks.rng.random()
+    before = leaks.save()
+    b.uniform = {"bids_secret": []}
+    assert set(b._joint(30.0)) == {"bids_secret"} and leaks.met > before[0]   # alone, it is shared
+    leaks.restore(before)
+    b.uniform = {"bids_secret": [], "fails": []}
+    assert b._joint(30.0) == {}   # a failing game: each property searches alone
+    assert leaks.save() == before

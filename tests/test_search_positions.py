@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import atoll
+import pytest
 from atoll.cli import main
 from atoll.verify.explore import explore
 from atoll.verify.play import sample_positions
@@ -83,3 +84,77 @@ def test_the_verdict_says_what_was_searched(tmp_path, capsys):
     from atoll.verify.verdicts import evidence_text
     text = evidence_text(r["detail"])
     assert "positions sampled along 6 random games" in text and "outcomes of each chance event" in text
+
+
+def _positions_with_actions(game, games, per_game, seed=0):
+    """``sample_positions`` as it was written with Actions (the reference)."""
+    import random
+    from atoll.compiler.runtime import ModelError
+    out = []
+    for g in range(games):
+        s = seed + 7919 * (g + 1)
+        rng = random.Random(s)
+        patient = g % 2 == 1 and game.ns.get("score") is not None
+        pos = game.new_initial_state(seed=s, chance="explicit")
+        ids, points = [], []
+        try:
+            while not pos.is_terminal() and len(ids) < 5000:
+                if pos.is_chance_node():
+                    a = pos.sample_chance()
+                else:
+                    legal = pos.legal_actions()
+                    if not legal:
+                        break
+                    points.append(len(ids))
+                    if patient:
+                        before, keep = pos.scores(), []
+                        for x in legal:
+                            c = pos.clone()
+                            try:
+                                c.apply_action(x)
+                                if c.scores() == before and not c.is_terminal():
+                                    keep.append(x)
+                            except ModelError:
+                                continue
+                        legal = keep or legal
+                    a = legal[rng.randrange(len(legal))]
+                pos.apply_action(a)
+                ids.append(a.id)
+        except ModelError:
+            pass
+        if not points:
+            continue
+        n = len(points)
+        picks = sorted({points[min(n - 1, (i + 1) * n // per_game - 1)] for i in range(per_game)})
+        pos = game.new_initial_state(seed=s, chance="explicit")
+        done = 0
+        for at in picks:
+            for aid in ids[done:at]:
+                pos.apply_action(aid)
+            done = at
+            out.append((pos.clone(), tuple(ids[:at]), s))
+    return out
+
+
+_SPECS = sorted((Path(__file__).parent.parent / "spec").glob("*.atoll")) + \
+    sorted((Path(__file__).parent.parent / "spec" / "variants").glob("*.atoll")) + \
+    [GOOD / "sealed_bids.atoll", GOOD / "dice_race.atoll"]
+
+
+def _position(st):
+    return (st.S, st.ctl, st.rng, st.outcome, st.pending, st.choosing, st.chosen, st.history)
+
+
+@pytest.mark.parametrize("path", _SPECS, ids=lambda p: p.stem)
+def test_positions_sampled_on_the_lean_path_are_those_sampled_with_actions(path):
+    """The same positions (every part of the state, its history's ids) after
+    the same action ids, the patient games included."""
+    from atoll.compiler import pipeline
+    comp = pipeline.compile_spec(path)
+    game = pipeline.instantiate(comp, comp.program.player_range[0], {})
+    lean = sample_positions(game, games=4, per_game=3, seed=1)
+    ref = _positions_with_actions(game, games=4, per_game=3, seed=1)
+    assert len(lean) == len(ref) and lean
+    for (a, pa, sa), (b, pb, sb) in zip(lean, ref):
+        assert (pa, sa) == (pb, sb)
+        assert _position(a) == _position(b)

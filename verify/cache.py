@@ -36,6 +36,34 @@ except ImportError:   # not POSIX: no lock; two processes may then compute the s
     fcntl = None
 
 
+def _on_a_fresh_stack(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` in a thread of its own, the caller waiting.
+    CPython 3.11 keeps a thread's Python frames in 16 KiB chunks, each
+    mapped when a call needs it and unmapped when that call returns: a loop
+    whose calls go back and forth over the end of a chunk maps and unmaps
+    one at every call (with its page faults: the kernel's time). Called
+    from deep in a docs build (Sphinx, docutils, a directive...), the
+    verifier's inner loops sat on such an end: 40,000 maps and unmaps for
+    one `no_leak` check that makes 300 alone, and most of a full docs
+    build's 160 s of system time. A fresh thread starts with an empty
+    stack, so the verifier runs at the depth it has when run alone,
+    whoever calls it. Exceptions are raised in the caller."""
+    import threading
+    out: dict = {}
+
+    def body():
+        try:
+            out["value"] = fn(*args, **kwargs)
+        except BaseException as e:   # raised again in the caller's thread
+            out["error"] = e
+    t = threading.Thread(target=body, name="atoll-verify")
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 @contextmanager
 def _locked(path: Path):
     """An exclusive lock on ``path`` (a lock file beside the results) while
@@ -146,8 +174,8 @@ class ResultCache:
                 self.hits += 1
                 return found
             self.misses += 1
-            out = run(str(spec_path), players, options, games=self.budget.games, seed=self.budget.seed,
-                      timeout_ms=self.budget.timeout_ms)
+            out = _on_a_fresh_stack(run, str(spec_path), players, options, games=self.budget.games,
+                                    seed=self.budget.seed, timeout_ms=self.budget.timeout_ms)
             self._store(self.folder / f"{key}.json",
                         {"spec": str(spec_path), "results": [_result_to_data(r) for r in out]})
         return out
@@ -188,9 +216,9 @@ class ResultCache:
         t0 = time.perf_counter()
         self.misses += sum(f is None for f in found)
         grouped: list = []
-        run(str(spec_path), None, {}, True, games=self.budget.games, seed=self.budget.seed,
-            timeout_ms=self.budget.timeout_ms, jobs=jobs or self.jobs or os.cpu_count() or 1,
-            by_config=grouped)
+        _on_a_fresh_stack(run, str(spec_path), None, {}, True, games=self.budget.games,
+                          seed=self.budget.seed, timeout_ms=self.budget.timeout_ms,
+                          jobs=jobs or self.jobs or os.cpu_count() or 1, by_config=grouped)
         seconds = (time.perf_counter() - t0) / max(1, len(configs))
         out = []
         for k, ((n, opts, rs), path) in enumerate(zip(grouped, paths), 1):

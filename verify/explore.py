@@ -263,11 +263,26 @@ def _sampled_outcomes(st, k: int, rng) -> list:
     return list(picked.values())
 
 
+class _Key(tuple):
+    """A state's key (``state_key``) that keeps its hash: the graph's dicts
+    are looked up by key again and again (building it, then by every
+    property checked over it), and a tuple hashes all it holds each time.
+    Equal to the very tuple it was made from, with the same hash."""
+
+    def __new__(cls, key: tuple):
+        self = tuple.__new__(cls, key)
+        self._h = tuple.__hash__(self)
+        return self
+
+    def __hash__(self):
+        return self._h
+
+
 def _build(game, start, max_states: int, chance_k: Optional[int] = None) -> Graph:
     import random
     rng = random.Random(0)
     memo: dict = {}
-    k0 = state_key(game, start, memo)
+    k0 = _Key(state_key(game, start, memo))
     g = Graph([], {k0: start}, {k0: 0}, {k0: None}, {}, {}, "exhausted")
     level = [k0]
     depth = 0
@@ -299,7 +314,7 @@ def _build(game, start, max_states: int, chance_k: Optional[int] = None) -> Grap
                 except ModelError as e:
                     g.outcome, g.error = "error", (k, f"model error: {e}", (a.id,))
                     return g
-                ck = state_key(game, c, memo)
+                ck = _Key(state_key(game, c, memo))
                 out.append((ck, a.id))
                 if c.is_chance_node() and before is not None:
                     g.anchor.setdefault(ck, before)

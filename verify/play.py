@@ -146,6 +146,8 @@ def check_by_play(game, pr: A.PropertyDecl, games: int, seed: int, spec_path: st
     play_seconds = PLAY_SECONDS if play_seconds is None else play_seconds
     chk = PlayCheck(game, pr)
     book = playbook.book(game, pr, games, seed) if max_states == MAX_STATES else None
+    if book is not None:   # its search and games are the book's: so is what they counted
+        chk = book.check_of(pr.name)
     if book is not None:   # searched once, with the other properties of this configuration
         found, evidence = book.search(pr.name)
     else:
@@ -280,28 +282,38 @@ def sample_positions(game, games: int, per_game: int, seed: int = 0) -> list:
     Every other game is played by a *patient* policy: among the legal moves,
     one that changes nobody's score when there is one (uniformly otherwise).
     Such games last long, so that their late positions are the ones random
-    play seldom reaches: a pile run out, a stalled game."""
+    play seldom reaches: a pile run out, a stalled game.
+
+    The games are played on the lean path (``legal_moves``, ``apply_move``:
+    the moves in the order of ``legal_actions()``, each applied as that
+    action is, so the same games and positions as with Actions), and
+    replayed to the positions by the same moves, not by their ids."""
+    from atoll.verify.runs import move_id
     out = []
     for g in range(games):
         s = seed + 7919 * (g + 1)
         rng = random.Random(s)
         patient = g % 2 == 1 and game.ns.get("score") is not None
         pos = game.new_initial_state(seed=s, chance="explicit")
-        ids, points = [], []
+        ids, moves, points = [], [], []   # moves: the move taken at each step (None: a chance outcome)
         try:
             while not pos.is_terminal() and len(ids) < 5000:
                 if pos.is_chance_node():
                     a = pos.sample_chance()
-                else:
-                    legal = pos.legal_actions()
-                    if not legal:
-                        break
-                    points.append(len(ids))
-                    if patient:
-                        legal = _patient(pos, legal) or legal
-                    a = legal[rng.randrange(len(legal))]
-                pos.apply_action(a)
-                ids.append(a.id)
+                    pos.apply_action(a)
+                    ids.append(a.id)
+                    moves.append(None)
+                    continue
+                legal = pos.legal_moves()
+                if not legal:
+                    break
+                points.append(len(ids))
+                which = (_patient(pos, legal) or range(len(legal))) if patient else range(len(legal))
+                i = which[rng.randrange(len(which))]
+                aid = move_id(pos, legal, i)
+                pos.apply_move(i)
+                ids.append(aid)
+                moves.append(i)
         except ModelError:
             pass   # play and search report a model error; the positions before it still count
         if not points:
@@ -311,23 +323,27 @@ def sample_positions(game, games: int, per_game: int, seed: int = 0) -> list:
         pos = game.new_initial_state(seed=s, chance="explicit")
         done = 0
         for at in picks:
-            for aid in ids[done:at]:
-                pos.apply_action(aid)
+            for aid, i in zip(ids[done:at], moves[done:at]):
+                if i is None:
+                    pos.apply_action(aid)
+                else:
+                    pos.apply_move(i)
             done = at
             out.append((pos.clone(), tuple(ids[:at]), s))
     return out
 
 
 def _patient(pos, legal) -> list:
-    """The legal moves after which every player's score is as before."""
+    """The indices of the moves of ``legal`` (``pos.legal_moves()``) after
+    which every player's score is as before."""
     before = pos.scores()
     out = []
-    for a in legal:
-        c = pos.clone()
+    for i in range(len(legal)):
+        c = pos.clone()   # (which keeps the listing: the move is applied without listing again)
         try:
-            c.apply_action(a)
+            c.apply_move(i)
             if c.scores() == before and not c.is_terminal():
-                out.append(a)
+                out.append(i)
         except ModelError:
             continue
     return out

@@ -36,7 +36,12 @@ from atoll.verify.runs import PlayCheck, PropertyError, Run, move_id
 
 # The kinds checked by play whose uniform games can be shared. A measure per
 # action is left out: z3 usually proves it, and then it is never played.
-SHARED_KINDS = ("invariant", "action_invariant", "deadlock_free", "reachable", "terminates")
+# `no_leak` compares the ways of each secret choice in every state its games
+# meet, counting them (and drawing the sampled ways) as it goes: it is shared
+# with one check kept for its search and all its games (``Book.check_of``),
+# so that it meets the same states in the same order as alone.
+SHARED_KINDS = ("invariant", "action_invariant", "deadlock_free", "reachable", "terminates",
+                "no_leak")
 
 
 def shares(pr) -> bool:
@@ -331,6 +336,17 @@ class Book:
         self.searched: dict = {}     # name -> (found, evidence)
         self.uniform: Optional[dict] = None   # name -> [Run], in seed order
         self.steered: Optional[dict] = None   # name -> [Run], or None: search alone
+        self.checks: dict = {}       # name -> its PlayCheck, for its search and all its games
+
+    def check_of(self, name: str) -> PlayCheck:
+        """The one check of this property over its search and its games
+        (the same for each: a `no_leak` check counts the secret choices it
+        compared, and draws its sampled ways, over all of them in turn, as
+        the property checked alone does)."""
+        c = self.checks.get(name)
+        if c is None:
+            c = self.checks[name] = PlayCheck(self.game, self.props[name])
+        return c
 
     def search(self, name: str):
         """The search's (found, evidence) for this property, made once."""
@@ -339,7 +355,7 @@ class Book:
             pr = self.props[name]
             evidence: dict = {}
             try:
-                found = _search(PlayCheck(self.game, pr), self.game, pr, self.spec_path,
+                found = _search(self.check_of(name), self.game, pr, self.spec_path,
                                 MAX_STATES, evidence)
             except Exception as e:   # raised for this property only, when it asks
                 self.searched[name] = e
@@ -366,7 +382,7 @@ class Book:
             names = self._players()
             checks = []
             for n in names:
-                c = PlayCheck(self.game, self.props[n])
+                c = self.check_of(n)
                 c.record_states = True
                 checks.append(c)
             deadline = time.perf_counter() + play_seconds * max(1, len(names))
@@ -397,9 +413,12 @@ class Book:
             return {}
         checks = []
         for n in names:
-            c = PlayCheck(self.game, self.props[n])
+            c = self.check_of(n)
             c.record_states = True
             checks.append(c)
+        # what the `no_leak` checks have counted so far: should the joint search be
+        # dropped, each property searches alone, as if these games were never played
+        saved = [(c.leaks, c.leaks.save()) for c in checks if c.leaks is not None]
         deadline = time.perf_counter() + play_seconds * len(names)
         played = {n: [] for n in names}
         diverged = [False]
@@ -423,7 +442,11 @@ class Book:
                 random=random.Random(self.seed))
         except (NoSuchExample, Unsatisfiable):
             pass
-        return {} if diverged[0] else played
+        if diverged[0]:
+            for leaks, kept in saved:
+                leaks.restore(kept)
+            return {}
+        return played
 
 
 def _copy(evidence: dict) -> dict:

@@ -34,6 +34,14 @@ class LeakCheck:
         self.met = 0          # secret choices compared (one per waiting player and node)
         self.sampled = 0      # of those, the ones with too many ways to enumerate
 
+    def save(self) -> tuple:
+        """What the check has counted and where its random draws stand."""
+        return self.met, self.sampled, self.rng.getstate()
+
+    def restore(self, kept: tuple) -> None:
+        self.met, self.sampled = kept[0], kept[1]
+        self.rng.setstate(kept[2])
+
     def check(self, state) -> Optional[str]:
         if state.is_terminal() or state.is_chance_node() or not state.is_simultaneous_node():
             return None
@@ -56,10 +64,12 @@ class LeakCheck:
             ends = [self._walk(state, p, first_moves, pick) for pick in ("first", "last")]
             ends += [self._walk(state, p, first_moves, "random") for _ in range(SAMPLED)]
         base_moves, base = ends[0]
-        views0 = {v: self._view(base, v) for v in range(self.game.num_players) if v != p}
+        others = [v for v in range(self.game.num_players) if v != p]
+        views0 = self._views(base, others)
         for moves, end in ends[1:]:
+            views = self._views(end, others)
             for v, seen in views0.items():
-                what = self._confirmed(base, end, v) if self._view(end, v) != seen else None
+                what = self._confirmed(base, end, v) if views[v] != seen else None
                 if what is not None:
                     return (f"player {p}'s secret choice shows to player {v}: after "
                             f"`{self._moves(base_moves)}` and after `{self._moves(moves)}` (player {p}'s "
@@ -131,6 +141,43 @@ class LeakCheck:
             if not st.is_chance_node() else []
         return (st.S[0], st.current_player(), st.phase(), st.is_terminal(), tuple(parts), tuple(mine))
 
+    def _views(self, st, viewers) -> dict:
+        """``{v: self._view(st, v)}`` for each of ``viewers``, made in one
+        pass over the state: the parts every viewer sees alike (the visible
+        values, the hidden ones' sizes) once, then each viewer's own (the
+        values it owns, its actions). Each viewer's view is another tuple
+        than ``_view``'s, equal for two states exactly when ``_view``'s is:
+        the same parts, grouped otherwise (which slots are whose is the
+        game's, the same in every state)."""
+        g = self.game
+        S = st.S
+        common, owned = [], []
+        vis_of, types = g.visibility, g.slot_types
+        for i in range(1, len(S)):
+            x = S[i]
+            scope, vis = vis_of[i]
+            if vis == "all" or x is None:
+                common.append(x)
+            elif vis == "owner":   # (marked in place: a slot that is None elsewhere differs)
+                common.append(_OWNED)
+                owned.append((x, [_size(types[i][1], y) for y in x]))
+            else:
+                t = types[i]
+                common.append(_size(t, x) if scope != "player" else tuple(_size(t[1], y) for y in x))
+        head = (S[0], st.current_player(), st.phase(), st.is_terminal(), tuple(common))
+        acts: dict = {}
+        if not st.is_chance_node():
+            for a in st.legal_actions():
+                acts.setdefault(a.player, []).append(a)
+        out = {}
+        for v in viewers:
+            mine = acts.get(v)
+            out[v] = (head,
+                      tuple([tuple([y if q == v else z for q, (y, z) in enumerate(zip(x, sizes))])
+                             for x, sizes in owned]),
+                      tuple(sorted([(a.kind, repr(a.params)) for a in mine])) if mine else ())
+        return out
+
     def _confirmed(self, a, b, v):
         """The two states look different to ``v`` in what it is shown."""
         oa, ob = a.observation(v), b.observation(v)
@@ -150,6 +197,9 @@ class LeakCheck:
                 f"compared over the first, the last and {SAMPLED} random ways" if self.sampled else
                 "; every way of each was compared")
         return f"{self.met} secret choices compared{part}"
+
+
+_OWNED = ("owned",)   # where a value of each player's own stands among the parts all see
 
 
 def _size(t, x):
