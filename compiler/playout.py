@@ -56,11 +56,21 @@ def _list(g, st) -> Moves:
     listings change nothing, so it meets the same error), which words it."""
     ctl, S = st.ctl, st.S
     me = ctl[4][ctl[2] % len(ctl[4])]
+    m = st._memo
+    name = g.rounds[ctl[0]][ctl[1]][1][ctl[3]]
+    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else ()
+    listing = g._phase_list[name]
+    if listing is not None:   # the walk below, generated (compiler/lower_listing.py)
+        try:
+            out = listing(S, me, memo, Moves)
+            if len(out) <= R.MAX_LEGAL:
+                return out
+        except Exception:
+            pass
+        return _list_steps(g, st)
     out = Moves()
     ends = out.ends = []
-    m = st._memo
-    listing = g._move_listing[g.rounds[ctl[0]][ctl[1]][1][ctl[3]]]
-    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else ()
+    listing = g._move_listing[name]
     most = R.MAX_LEGAL
     try:
         for _, choices, ai in listing:
