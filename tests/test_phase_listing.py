@@ -179,3 +179,51 @@ def test_a_parameterless_action_with_ensures_keeps_its_listing(tmp_path):
     b._phase_list = {name: None for name in b._phase_list}
     assert list(legal_moves(a, a.new_initial_state(seed=0))) == [(1,), (2,)]
     assert _lockstep(a, b, range(6)) > 10
+
+
+@pytest.mark.parametrize("spec", [p for p in SPECS if p.parent.name in ("spec", "variants")], ids=lambda p: p.stem)
+def test_play_random_lists_in_line_as_legal_moves_does(spec):
+    """``play_random`` calls the phase listing itself (legal_moves and
+    _list written out): the same games as through legal_moves with the walk."""
+    from atoll.compiler.playout import play_random
+    comp = atoll.compile_spec(str(spec))
+    n = comp.program.player_range[0]
+    a = pipeline.instantiate(comp, n)
+    b = pipeline.instantiate(comp, n)
+    b._phase_list = {name: None for name in b._phase_list}
+    calls = _counting(a)
+    for seed in range(3):
+        x, i = play_random(a, seed, max_steps=300)
+        y, j = play_random(b, seed, max_steps=300)
+        assert (i, x.S, x.ctl, x.outcome, x._hist) == (j, y.S, y.ctl, y.outcome, y._hist), seed
+    assert sum(calls.values()) > 0
+
+
+LIMITS = """
+game many { title: "Many" players: 2..2 }
+state { n: int = 0 visible all  table: map[int, int] = {1: 10} visible all }
+flow { round { turns in seats: go } }
+phase go {
+  action first(i: int in range(FIRST)) { n = n + 1  end phase }
+  action second(k: int in [1, 2], i: int in range(SECOND))
+    when WHEN
+  { n = n + 1  end phase }
+}
+ending over after_turn when n > 5 => tie
+"""
+
+
+@pytest.mark.parametrize("first,second,when,error", [
+    (3, 1, "table[k] > 0", "the choices of action `second`.*KeyError"),
+    (60000, 45000, "k > 0", "second.*more than 100,000 legal actions"),
+])
+def test_play_random_words_a_failing_listing_as_legal_moves(tmp_path, first, second, when, error):
+    from atoll.compiler.playout import play_random
+    path = tmp_path / "many.atoll"
+    path.write_text(LIMITS.replace("FIRST", str(first)).replace("SECOND", str(second)).replace("WHEN", when))
+    game = atoll.load(str(path), players=2)
+    with pytest.raises(ModelError, match=error) as by_moves:
+        legal_moves(game, game.new_initial_state(seed=0))
+    with pytest.raises(ModelError, match=error) as by_play:
+        play_random(game, 0)
+    assert str(by_play.value) == str(by_moves.value)
