@@ -75,6 +75,7 @@ from typing import Optional
 
 from atoll.compiler import names as N
 from atoll.compiler.lower import Lowerer
+from atoll.compiler.lower_listing import listing_functions
 from atoll.grammar import ast as A
 
 
@@ -128,6 +129,15 @@ class FlowLowerer(Lowerer):
                     out.append(name)
         return out
 
+    def _kept_actions(self, ph) -> set:
+        """The own actions of ``ph`` whose choices its `done when` may keep (see lower_listing)."""
+        if not asks_own_can(self.p, ph):
+            return set()
+        own = {a.name for a in ph.actions}
+        return {self.p.refs[id(n)][1] for n in A.walk(ph.done)
+                if isinstance(n, A.Call) and self.p.refs.get(id(n), ("?",))[0] == "can"
+                and self.p.refs[id(n)][1] in own}
+
     def _value_reads(self, e) -> set:
         """The slots whose values the value of ``e`` depends on (``Frame.reads``,
         where `x and false` and `x or true`, with ``x`` unable to fail,
@@ -171,6 +181,7 @@ class FlowLowerer(Lowerer):
                     self._enter_memo = None
         self.current_phase = None
         if self.frame.statics:   # a game's module (see flow_steps)
+            listing_functions(self, index, self._kept_actions)
             self.flow_steps()
         self.lines.extend(self.helpers[helpers:])
         return text + "\n".join(self.lines) + ("\n" if self.lines else "")

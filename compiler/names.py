@@ -87,10 +87,11 @@ def init(name: str) -> str:
 
 # ---------------------------------------------------------------- phases and actions
 
-PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem", "enterm")
+PHASE_ROLES = ("enter", "auto", "done", "repeat", "donem", "enterm", "list")
 # phdonem: `done when` keeping the lists of choices it computes (see lower_flow);
-# phenterm: `on enter` keeping them for the `done when` that follows
-OPTIONAL_PHASE_ROLES = ("auto", "donem", "enterm")
+# phenterm: `on enter` keeping them for the `done when` that follows;
+# phlist: the legal moves of the phase in one function (see lower_listing)
+OPTIONAL_PHASE_ROLES = ("auto", "donem", "enterm", "list")
 ACTION_ROLES = ("gen", "choices", "why", "effect", "ensures", "ok", "post")
 OPTIONAL_ACTION_ROLES = ("ok", "post")
 

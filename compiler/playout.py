@@ -56,11 +56,21 @@ def _list(g, st) -> Moves:
     listings change nothing, so it meets the same error), which words it."""
     ctl, S = st.ctl, st.S
     me = ctl[4][ctl[2] % len(ctl[4])]
+    m = st._memo
+    name = g.rounds[ctl[0]][ctl[1]][1][ctl[3]]
+    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else ()
+    listing = g._phase_list[name]
+    if listing is not None:   # the walk below, generated (compiler/lower_listing.py)
+        try:
+            out = listing(S, me, memo, Moves)
+            if len(out) <= R.MAX_LEGAL:
+                return out
+        except Exception:
+            pass
+        return _list_steps(g, st)
     out = Moves()
     ends = out.ends = []
-    m = st._memo
-    listing = g._move_listing[g.rounds[ctl[0]][ctl[1]][1][ctl[3]]]
-    memo = m[2] if m is not None and m[0] is S and m[1] is ctl else ()
+    listing = g._move_listing[name]
     most = R.MAX_LEGAL
     try:
         for _, choices, ai in listing:
@@ -143,8 +153,25 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
     randrange = (random.Random(seed) if rng is None else rng).randrange
     steps = 0
     act, hist = g._act, st._hist
+    rounds, phase_list = g.rounds, (None if g._any_sim else g._phase_list)
     while st.outcome is None:
         L = st._legal
+        if L is None and phase_list is not None and st.pending is None and st.choosing is None:
+            # legal_moves and _list's generated listing, written out (any failure or
+            # too many moves: legal_moves, which lists again and words it)
+            ctl, S = st.ctl, st.S
+            listing = phase_list[rounds[ctl[0]][ctl[1]][1][ctl[3]]]
+            if listing is not None:
+                m = st._memo
+                try:
+                    L = listing(S, ctl[4][ctl[2] % len(ctl[4])],
+                                m[2] if m is not None and m[0] is S and m[1] is ctl else (), Moves)
+                    if len(L) <= R.MAX_LEGAL:
+                        st._legal = L
+                    else:
+                        L = None
+                except Exception:
+                    L = None
         if L is None:
             L = legal_moves(g, st)
         n = len(L)

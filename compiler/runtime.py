@@ -506,6 +506,9 @@ class Game(FlowEngine, GameText):
                          for name, ph in phases.items()}
         self._move_listing = {name: tuple((self._choices_where[ai], self._choices[ai], ai) for ai in ph.actions)
                               for name, ph in phases.items()}
+        # per phase, the same walk in one generated function where the module has it
+        # (compiler/lower_listing.py); playout._list falls back to the walk
+        self._phase_list = {name: ns.get(N.phase("list", name)) for name in phases}
         self._ends: dict[str, list] = {}
         for en in endings:
             self._ends.setdefault(en.time, []).append(
