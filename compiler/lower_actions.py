@@ -21,7 +21,7 @@ import ast as _py
 import re
 from dataclasses import fields, is_dataclass
 
-from atoll.compiler import limits
+from atoll.compiler import limits, pyparse
 from atoll.compiler import names as N
 from atoll.compiler import types as T
 from atoll.compiler.lower_let import let_bound
@@ -696,7 +696,7 @@ def _params_read(lines: list, params: list) -> frozenset:
     """The choices (by name) whose locals the generated function in ``lines``
     reads; a function that does not parse alone counts as reading all."""
     try:
-        tree = _py.parse("\n".join(lines))
+        tree = pyparse.parse("\n".join(lines))
     except SyntaxError:   # pragma: no cover - the lowering emits whole functions
         return frozenset(params)
     loads = {n.id for n in _py.walk(tree) if isinstance(n, _py.Name) and isinstance(n.ctx, _py.Load)}

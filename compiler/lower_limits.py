@@ -19,6 +19,7 @@ import ast
 import itertools
 import re
 
+from atoll.compiler import pyparse
 from atoll.grammar import ast as A
 
 # Brackets an expression's text may nest before it is moved into a helper
@@ -74,7 +75,7 @@ class PythonLimits:
         """Move an expression into a helper function of the module; the call
         passes the local variables it reads (the state, the player, the
         parameters and loop variables in scope, temporaries)."""
-        free = sorted(n for n in _free_names(ast.parse(text, mode="eval").body)
+        free = sorted(n for n in _free_names(pyparse.parse(text, mode="eval").body)
                       if n in ("S", "me", "X") or n.startswith("l_")
                       or (n.startswith("_") and n not in self.defined))
         name = self.define(self.fresh("h"))

@@ -24,6 +24,8 @@ from itertools import compress
 from operator import is_not
 from typing import Optional
 
+from atoll.compiler import pyparse
+
 _KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -65,7 +67,7 @@ def _defs(source) -> dict:
     if not isinstance(source, str):
         return {}
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
