@@ -77,3 +77,15 @@ def test_a_state_out_of_order_is_hashed_as_itself():
         assert h(x) == position_hash(game, x)
         assert h(y) == position_hash(game, y)
     assert len({position_hash(game, x) for x in a}) > 1
+
+
+@pytest.mark.parametrize("v", [
+    [], [1, 2, 3], [True, None, "a"], [(1, 2), (3, (4, 5))], [[1], [2, 3], []],
+    [{1: 2}], [(1, [2])], [frozenset({1, 2}), "x"], [[(1, 2)], [{3: [4]}]],
+])
+def test_a_list_hashes_as_its_stand_in(v):
+    """A list's hash is its stand-in's (``_slot``: the frozen list), whether
+    it holds only hashable values (hashed as ``("list", *v)`` at once) or
+    lists and maps (frozen): the positions counted keep the hashes they had."""
+    from atoll.verify.explore import _freeze, _slot, _slot_hash
+    assert _slot_hash(v) == hash(_slot(v)) == hash(_freeze(v))

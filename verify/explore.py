@@ -79,8 +79,20 @@ def _slot(v):
 
 
 def _slot_hash(v) -> int:
-    """``hash(_slot(v))``, without making the stand-in of a hashable value."""
-    if v.__class__ is not dict:
+    """``hash(_slot(v))``, without making the stand-in of a hashable value.
+    A list is never hashable: its stand-in ``_freeze(v)`` is
+    ``("list",) + tuple(_freeze(x) for x in v)``, and ``_freeze`` gives back
+    an equal value of the same hash for any hashable ``x`` (it changes only
+    maps and lists, which are not hashable, and tuples that hold them), so
+    when ``("list", *v)`` can be hashed, it has the stand-in's hash (without
+    first raising and catching a TypeError for the list itself)."""
+    cls = v.__class__
+    if cls is list:
+        try:
+            return hash(("list", *v))
+        except TypeError:   # a list that holds lists or maps
+            return hash(_freeze(v))
+    if cls is not dict:
         try:
             return hash(v)
         except TypeError:
@@ -198,6 +210,19 @@ class PositionHasher:
                 hs[i] = _slot_hash(S[i])
                 changed ^= low
         self.vals = list(S)
+        if st.pending is None and st.choosing is None and not st.chosen:
+            # ``_control(st)`` with no chance event nor choice awaited is (the flow,
+            # the outcome, None, None), the flow being ``_freeze(tuple(ctl))``
+            # (the lap of a `turns round` stage left out), which has the hash of
+            # ``tuple(ctl)`` itself when that can be hashed (freezing changes only
+            # lists and maps, which cannot): the same hash, without freezing
+            ctl = st.ctl
+            if ctl[4] and ctl[2] >= len(ctl[4]):
+                ctl = ctl[:2] + [ctl[2] % len(ctl[4])] + ctl[3:]
+            try:
+                return hash((tuple(hs[first:]), tuple(ctl), st.outcome, None, None))
+            except TypeError:   # a list or a map in the flow: frozen, below
+                pass
         return hash((tuple(hs[first:]),) + _control(st))
 
 

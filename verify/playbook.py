@@ -58,7 +58,7 @@ class _Watch:
     """One property's view of a shared game: the checks :meth:`PlayCheck._play`
     makes, state by state."""
     __slots__ = ("chk", "run", "terminates", "cap", "last_key", "last_measure", "skip", "dirty",
-                 "action")
+                 "action", "fn", "holds_if", "stuck")
 
     def __init__(self, chk: PlayCheck, run: Run):
         self.chk, self.run = chk, run
@@ -72,6 +72,12 @@ class _Watch:
         # an action invariant: the index of the action it is about (else None)
         self.action = chk.game.action_by_name[chk.pr.action].index \
             if chk.pr.kind == "action_invariant" else None
+        # a property about one state, as play_together evaluates it first: its
+        # function on S, and the truth value that means nothing to report
+        # (an invariant true, a goal not reached)
+        self.fn = chk.fn if self.skip is not None else None
+        self.holds_if = chk.pr.kind == "invariant"
+        self.stuck = chk.pr.kind == "deadlock_free"
 
     def start(self, state) -> Optional[str]:
         chk = self.chk
@@ -109,12 +115,15 @@ class _Watch:
         return None
 
 
-def _lean_kinds(state):
+def _lean_kinds(state, kept: Optional[dict] = None):
     """At a node where one player decides, {action index: (start, end)} of
     the moves of each action in the lean listing (``state.legal_moves()``,
     kept in the state for the next move), with that listing; None
     elsewhere, or when the listing fails (the long way then meets the same
-    error, for each property in turn, as before)."""
+    error, for each property in turn, as before). ``kept``: a dict over the
+    states of one game, where the grouping made for a listing's ``ends`` is
+    kept (it is a function of ``ends`` alone, and a game meets the same
+    few shapes of listing again and again)."""
     if state.is_chance_node():
         return None
     try:
@@ -123,14 +132,24 @@ def _lean_kinds(state):
         return None
     if L.__class__ is not Moves:
         return None
+    if kept is None:
+        return _kinds(L.ends), L
+    key = tuple(L.ends)
+    out = kept.get(key, kept)
+    if out is kept:
+        out = kept[key] = _kinds(key)
+    return (None if out is None else (out, L))
+
+
+def _kinds(ends) -> Optional[dict]:
     out, prev = {}, 0
-    for end, ai in L.ends:
+    for end, ai in ends:
         if end > prev:
             if ai in out:   # an action listed twice in one phase: the long way
                 return None
             out[ai] = (prev, end)
         prev = end
-    return out, L
+    return out
 
 
 def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[float] = None,
@@ -153,6 +172,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             since[0] = 0
 
     shared_states: dict = {}
+    kinds_kept: dict = {}   # a listing's ends -> its moves grouped by action (``_lean_kinds``)
 
     def finish(w: _Watch, outcome: str, problem=None, cut=None, failed=None):
         run = w.run
@@ -226,8 +246,9 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                 others.append(w)
     group(active)
     while active:
-        if record:
-            position_hash()
+        if record and len(hashes) <= steps:   # (``position_hash``, inline)
+            hashes.append(hasher(state, since[0]))
+            since[0] = 0
         if steps >= cap:
             still = []
             for w in active:
@@ -300,9 +321,23 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         else:
             look = []
             if changed & reads:   # (else none of them read a slot that changed: each still holds)
-                look += [w for w in quiet if changed & w.skip]
+                S = state.S
+                for w in quiet:
+                    if changed & w.skip:
+                        # The property's own function first: the long way (``after``:
+                        # ``check``, ``value``) evaluates that function on the same S
+                        # and reports nothing exactly when its truth is ``holds_if``
+                        # (the game goes on here). Any other answer, or an error, is
+                        # left to the long way, which evaluates it again (a function
+                        # of S alone: the same answer) and words it.
+                        try:
+                            if (not w.fn(S)) is not w.holds_if:
+                                continue
+                        except Exception:
+                            pass
+                        look.append(w)
             if by_action:
-                lean = _lean_kinds(state)
+                lean = _lean_kinds(state, kinds_kept)
                 if lean is None:   # not a node where one player decides: the long way
                     for ws in by_action.values():
                         look += ws
@@ -312,11 +347,29 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
                     # checks those alone), over the lean listing, which the
                     # next move then uses. No such move: nothing to break it.
                     at, L = lean
-                    for ai, ws in by_action.items():
-                        where = at.get(ai)
-                        if where is not None:
-                            done += [w for w in ws if not watching(w, w.chk.bad_move, state, L, *where)]
-            look += others
+                    for ai, where in at.items():   # (the actions with moves here: few)
+                        ws = by_action.get(ai)
+                        if ws is not None:
+                            for w in ws:
+                                try:   # nothing to report: as ``watching`` (the game goes on)
+                                    if w.chk.bad_move(state, L, *where) is None:
+                                        continue
+                                except Exception:   # (the same error again, below)
+                                    pass
+                                if not watching(w, w.chk.bad_move, state, L, *where):
+                                    done.append(w)
+            for w in others:
+                if w.stuck:
+                    # Deadlock freedom where the game goes on holds exactly when
+                    # the state has a legal move (``check``): the listing is made
+                    # once and kept in the state for the next move. No move, or
+                    # an error: the long way.
+                    try:
+                        if state.legal_moves():
+                            continue
+                    except ModelError:
+                        pass
+                look.append(w)
         done += [w for w in look if not watching(w, w.after, state, steps, by_kind, changed)]
         if done:
             active = [w for w in active if w not in done]
