@@ -284,3 +284,47 @@ def test_a_dropped_joint_search_leaves_the_no_leak_counts_as_they_were(tmp_path)
     b.uniform = {"bids_secret": [], "fails": []}
     assert b._joint(30.0) == {}   # a failing game: each property searches alone
     assert leaks.save() == before
+
+
+_STUCK = '''game g { title: "G" players: 2..2 }
+state {
+  n: int = 0 visible all "count"
+}
+flow { round { turns in seats: push } }
+phase push "push" {
+  action inc() "inc" when n < 3 {
+    n = n + 1
+    end phase
+  }
+}
+property stuck "never stuck" deadlock_free
+property small "small" invariant n < 10
+property grows "grows" invariant n < 2
+property three "three reached" reachable n == 3
+'''
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3, 4])
+def test_a_deadlock_on_the_last_allowed_action_is_seen_together_as_alone(tmp_path, cap):
+    """Deadlock freedom is looked at right after each action (its listing
+    read, when it has moves, without the long way): a state stuck on the
+    game's last allowed action (the cap) is a violation then, not a game
+    cut at the cap, together as alone; the invariants and the goal watched
+    by their function first report as alone."""
+    p = tmp_path / "stuck.atoll"
+    p.write_text(_STUCK)
+    comp = pipeline.compile_spec(p)
+    g = pipeline.instantiate(comp, 2, {})
+    checks = []
+    for pr in comp.program.properties.values():
+        c = PlayCheck(g, pr, max_steps=cap)
+        c.record_states = True
+        checks.append(c)
+    together = playbook.play_together(g, checks, 0)
+    for c, r in zip(checks, together):
+        assert _fields(r) == _fields(c.play(0, (), "uniform")), (cap, c.pr.name)
+    outcome = {c.pr.name: (r.outcome, r.cut) for c, r in zip(checks, together)}
+    if cap == 3:   # stuck after the third action: the cap is not what stops it
+        assert outcome["stuck"] == ("violation", None)
+    assert outcome["grows"] == (("violation", None) if cap >= 2 else ("cut", "cap"))
+    assert outcome["three"] == (("violation", None) if cap >= 3 else ("cut", "cap"))
