@@ -207,7 +207,17 @@ class PositionHasher:
             while changed:
                 low = changed & -changed
                 i = low.bit_length() - 1
-                hs[i] = _slot_hash(S[i])
+                v = S[i]
+                c = v.__class__
+                if c is int or c is str or c is bool or v is None:   # (``_slot_hash``, inline)
+                    hs[i] = hash(v)
+                elif c is list:
+                    try:
+                        hs[i] = hash(("list", *v))
+                    except TypeError:
+                        hs[i] = _slot_hash(v)
+                else:
+                    hs[i] = _slot_hash(v)
                 changed ^= low
         self.vals = list(S)
         if st.pending is None and st.choosing is None and not st.chosen:
@@ -216,11 +226,12 @@ class PositionHasher:
             # (the lap of a `turns round` stage left out), which has the hash of
             # ``tuple(ctl)`` itself when that can be hashed (freezing changes only
             # lists and maps, which cannot): the same hash, without freezing
-            ctl = st.ctl
-            if ctl[4] and ctl[2] >= len(ctl[4]):
-                ctl = ctl[:2] + [ctl[2] % len(ctl[4])] + ctl[3:]
+            flow = tuple(st.ctl)
+            order = flow[4]
+            if order and flow[2] >= len(order):
+                flow = flow[:2] + (flow[2] % len(order),) + flow[3:]
             try:
-                return hash((tuple(hs[first:]), tuple(ctl), st.outcome, None, None))
+                return hash((tuple(hs[first:]), flow, st.outcome, None, None))
             except TypeError:   # a list or a map in the flow: frozen, below
                 pass
         return hash((tuple(hs[first:]),) + _control(st))

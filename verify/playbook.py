@@ -30,7 +30,7 @@ from typing import Optional
 
 from atoll.compiler.runtime import ModelError
 from atoll.verify.reads import changed as changed_slots
-from atoll.compiler.playout import Moves
+from atoll.compiler.playout import Moves, move_kind
 from atoll.verify.explore import PositionHasher
 from atoll.verify.runs import PlayCheck, PropertyError, Run, move_id
 
@@ -172,11 +172,19 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             since[0] = 0
 
     shared_states: dict = {}
+    cut_lists: dict = {}   # (steps, choices) -> the actions and choices of the runs that stop there
+    g_id, g_actions = game._action_id, game.actions
+    hashed_at = -1   # the step whose state the hasher has just hashed (its copy of S: ``hasher.vals``)
     kinds_kept: dict = {}   # a listing's ends -> its moves grouped by action (``_lean_kinds``)
 
     def finish(w: _Watch, outcome: str, problem=None, cut=None, failed=None):
         run = w.run
-        run.actions, run.choices = actions[:steps], picks[:len(picks)]
+        # the runs that stop at the same point share their lists of actions and
+        # choices (nothing changes a played run's lists: a replay makes its own)
+        kept = cut_lists.get((steps, len(picks)))
+        if kept is None:
+            kept = cut_lists[(steps, len(picks))] = (actions[:steps], picks[:len(picks)])
+        run.actions, run.choices = kept
         run.random_choices = random_choices
         run.steps = steps
         if outcome == "error":
@@ -232,10 +240,13 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
     # at), an action invariant (``by_action``: looked at only when its action
     # has moves), any other (looked at in every state).
     quiet, by_action, others, reads = [], {}, [], 0
+    # the watchers of ``quiet`` that read one of the slots changed, by the
+    # changed slots (a game changes the same few sets of slots again and again)
+    reading: dict = {}
 
     def group(ws):
-        nonlocal quiet, by_action, others, reads
-        quiet, by_action, others, reads = [], {}, [], 0
+        nonlocal quiet, by_action, others, reads, reading
+        quiet, by_action, others, reads, reading = [], {}, [], 0, {}
         for w in ws:
             if w.skip is not None:
                 quiet.append(w)
@@ -249,6 +260,7 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         if record and len(hashes) <= steps:   # (``position_hash``, inline)
             hashes.append(hasher(state, since[0]))
             since[0] = 0
+            hashed_at = steps
         if steps >= cap:
             still = []
             for w in active:
@@ -291,9 +303,12 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
         else:
             i = rng.randrange(len(legal))
             random_choices += 1
-        aid = move_id(state, legal, i)
+        aid = g_id(g_actions[move_kind(legal, i)], legal[i]) if legal.__class__ is Moves \
+            else move_id(state, legal, i)   # (``move_id``, inline)
         picks.append(i)
-        before = list(state.S)   # (a copy: the changed slots are told by identity)
+        # (a copy: the changed slots are told by identity; the hasher's copy of
+        # this very state, when it has just hashed it)
+        before = hasher.vals if hashed_at == steps else list(state.S)
         try:
             state.apply_move(i)
         except ModelError as e:   # the state is as it was: its actions are the same
@@ -322,20 +337,22 @@ def play_together(game, checks: list, seed: int, choices=(), deadline: Optional[
             look = []
             if changed & reads:   # (else none of them read a slot that changed: each still holds)
                 S = state.S
-                for w in quiet:
-                    if changed & w.skip:
-                        # The property's own function first: the long way (``after``:
-                        # ``check``, ``value``) evaluates that function on the same S
-                        # and reports nothing exactly when its truth is ``holds_if``
-                        # (the game goes on here). Any other answer, or an error, is
-                        # left to the long way, which evaluates it again (a function
-                        # of S alone: the same answer) and words it.
-                        try:
-                            if (not w.fn(S)) is not w.holds_if:
-                                continue
-                        except Exception:
-                            pass
-                        look.append(w)
+                ws = reading.get(changed)
+                if ws is None:
+                    ws = reading[changed] = [w for w in quiet if changed & w.skip]
+                for w in ws:
+                    # The property's own function first: the long way (``after``:
+                    # ``check``, ``value``) evaluates that function on the same S
+                    # and reports nothing exactly when its truth is ``holds_if``
+                    # (the game goes on here). Any other answer, or an error, is
+                    # left to the long way, which evaluates it again (a function
+                    # of S alone: the same answer) and words it.
+                    try:
+                        if (not w.fn(S)) is not w.holds_if:
+                            continue
+                    except Exception:
+                        pass
+                    look.append(w)
             if by_action:
                 lean = _lean_kinds(state, kinds_kept)
                 if lean is None:   # not a node where one player decides: the long way
