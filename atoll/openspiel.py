@@ -279,7 +279,7 @@ class _Core:
             apply_move(self.game.atoll, st, a)   # State.apply_move, without the call
             self.by_move = False
         else:
-            st.apply_action(a)
+            self.game.atoll._apply(st, a)   # State.apply_action, without the call
         self.slots = self.chances = self.cp = None
         if trail is not None:
             self.trail = _advance(trail, st, actor, label)
@@ -303,7 +303,9 @@ def _chance_slots(index: ActionIndex, outcomes: list) -> tuple:
     slots = {}
     for o in outcomes:
         a = o[0]
-        k = a.id
+        k = a._id   # a chance outcome's id is made with it (Game._chance_action)
+        if k.__class__ is not int:
+            k = a.id
         h = kept.get(k)
         slots[home(k) if h is None else h] = a
     if len(slots) < len(outcomes):   # a clash: as assign resolves it
@@ -382,8 +384,10 @@ class AtollState(pyspiel.State):
         return sorted(self._core.moves())
 
     def chance_outcomes(self):
-        self._core.moves()
-        return list(self._core.chances)
+        core = self._core
+        if core.slots is None:
+            core.moves()
+        return list(core.chances)
 
     def _apply_action(self, action):
         self._core.apply(int(action))
