@@ -28,7 +28,8 @@ show`` into a temporary package, on the engine of this tree) as two more
 ways, ``pettingzoo@REV`` and ``openspiel@REV``, in the same alternating
 blocks: a before/after comparison in one process that the load hits alike.
 
-See benchmarks/README.md, "The adapters, a fifth step (issue 15, item 2)".
+See benchmarks/README.md, "The adapters, a fifth step (issue 15, item 2)" and
+"The sixth step: the adapters (adapt18)".
 """
 from __future__ import annotations
 
