@@ -70,6 +70,7 @@ class ObservationEncoder:
         self.n = game.num_players
         self.codec = game.codec
         self.phases = list(game.phases)
+        self._any_sim, self._rounds = game._any_sim, game.rounds   # see _update
         self._bucket: dict[str, int] = {}
         # encode_state's parts: slot (or (slot, player) for a slot its owner
         # sees) -> (the value, its writes, its hashed counts), the last made;
@@ -81,7 +82,10 @@ class ObservationEncoder:
         self._fns = None                     # per slot: its generated updater, see _updaters
         self._fn_text = ""                   # the updaters' generated text
         self._np = False                     # numpy, None without it, False until asked
-        self._elements: dict = {}   # (path, element) -> its buckets (see _element_buckets)
+        # path -> element -> its buckets (see _element_buckets), one dict per path (the
+        # generated updaters hold their paths' dicts); how many are kept in all
+        self._elements: dict = {}
+        self._n_elements = 0
         kinds: list[str] = []          # "flag", "int" or "count" per position
         kinds += ["flag"] * self.n                     # observing seat
         kinds += ["flag"] * (self.n + 3)               # to move: a seat, simultaneous, chance, over
@@ -181,14 +185,14 @@ class ObservationEncoder:
         """``encode(st.observation(player))``, kept up to date (see
         ``_update``): only what changed since the player's last vector is
         written again."""
-        vec = self._update(st, player).vec
+        vec = self._update(st, player).out
         return vec.tolist() if self._np is not None else list(vec)
 
     def encode_array(self, st, player: int):
         """``encode_state`` as a numpy float32 array (a new one)."""
         if self._np is None:
             import numpy   # noqa: F401 - raises the ImportError that names what is missing
-        return self._update(st, player).vec.copy()
+        return self._update(st, player).out.copy()
 
     def _update(self, st, player: int) -> "_Seen":
         """The vector kept for ``player`` brought up to date with ``st``.
@@ -221,8 +225,13 @@ class ObservationEncoder:
         seen = self._seen[player]
         if seen is None:
             seen = self._start(player)
-        cp = st.current_player()
-        key = (cp, st.phase(), st.S[0], st.winners())
+        if st.outcome is None and st.pending is None and st.choosing is None and not self._any_sim:
+            # current_player(), phase() and winners() where one player decides and no
+            # stage is simultaneous (there current_player() is the slot's player), written out
+            ctl = st.ctl
+            key = (ctl[4][ctl[2] % len(ctl[4])], self._rounds[ctl[0]][ctl[1]][1][ctl[3]], st.S[0], ())
+        else:
+            key = (st.current_player(), st.phase(), st.S[0], st.winners())
         old = seen.head
         if key != old:
             # the writes that turn the header of ``old`` into that of ``key``, kept per pair
@@ -275,7 +284,7 @@ class ObservationEncoder:
             else:
                 lines.append(f"{ind}gone, came = sd({o} or (), {x} or ())")
             lines.append(f"{ind}if gone or came:")
-            lines.append(f"{ind}    count({tname}, {pname}, gone, came, seen)")
+            lines.append(f"{ind}    count({tname}, {pname}, K{pname[1:]}, gone, came, seen)")
 
         for i in range(1, len(self._plan)):
             how, a, b, c = self._plan[i]
@@ -284,7 +293,7 @@ class ObservationEncoder:
                 consts[f"T{i}"] = b
                 if a[0][0] is None:   # one collection
                     _, pos, path, who = a[0]
-                    consts[f"P{i}_0"] = path
+                    consts[f"P{i}_0"], consts[f"K{i}_0"] = path, self._kept_at(path)
                     lines += ["    if o is U:", "        o = None",
                               f"    seen.vec[{int(pos)}] = 0.0 if x is None else float(len(x))"]
                     if hashed and who is _ALL:
@@ -294,7 +303,7 @@ class ObservationEncoder:
                               "    if x is None:", "        x = NONES", "    vec = seen.vec"]
                     for q, pos, path, who in a:
                         q = int(q)
-                        consts[f"P{i}_{q}"] = path
+                        consts[f"P{i}_{q}"], consts[f"K{i}_{q}"] = path, self._kept_at(path)
                         lines += [f"    oq = o[{q}]", f"    nq = x[{q}]", "    if oq is not nq:",
                                   f"        vec[{int(pos)}] = 0.0 if nq is None else float(len(nq))"]
                         if hashed and who is _ALL:
@@ -341,7 +350,14 @@ class ObservationEncoder:
                 self._np = None
         width = len(self._plan)
         seen = self._seen[player] = _Seen()
-        seen.vec = [0.0] * self.size if self._np is None else self._np.zeros(self.size, self._np.float32)
+        if self._np is None:
+            seen.out = seen.vec = [0.0] * self.size
+        else:
+            # written through a memoryview of the array's own memory: a store costs
+            # about half what numpy's item assignment costs (its index and value
+            # parsing), and rounds the value to float32 as numpy does (a C cast)
+            seen.out = self._np.zeros(self.size, self._np.float32)
+            seen.vec = memoryview(seen.out).cast("B").cast("f")
         seen.vec[player] = 1.0   # the observing seat, in the header
         seen.counts = [0.0] * self.size   # at the positions of the buckets
         seen.at = range(width)
@@ -387,36 +403,44 @@ class ObservationEncoder:
             mine[b] = mine.get(b, 0.0) + 1.0
         return (x, tuple(writes.items()), tuple(mine.items()))
 
-    def _count_elements(self, t, path: str, gone, came, seen: "_Seen") -> None:
+    def _count_elements(self, t, path: str, kept: dict, gone, came, seen: "_Seen") -> None:
         """Take the elements ``gone`` of a collection of type ``t`` at
         ``path`` away from the hashed counts of ``seen``, and add those of
-        ``came`` (see ``_updaters``, which finds them)."""
-        vec, counts, kept = seen.vec, seen.counts, self._elements
+        ``came`` (see ``_updaters``, which finds them); ``kept`` is the
+        path's dict of ``_elements``."""
+        vec, counts, lim = seen.vec, seen.counts, INT_LIMIT
         for e in gone:
             try:
-                bs = kept[(path, e)]
+                bs = kept[e]
             except (KeyError, TypeError):
                 bs = self._element_buckets(t, path, e)
             for b in bs:
                 c = counts[b] = counts[b] - 1.0
-                vec[b] = c if c < INT_LIMIT else INT_LIMIT
+                vec[b] = c if c < lim else lim
         for e in came:
             try:
-                bs = kept[(path, e)]
+                bs = kept[e]
             except (KeyError, TypeError):
                 bs = self._element_buckets(t, path, e)
             for b in bs:
                 c = counts[b] = counts[b] + 1.0
-                vec[b] = c if c < INT_LIMIT else INT_LIMIT
+                vec[b] = c if c < lim else lim
+
+    def _kept_at(self, path: str) -> dict:
+        """The dict of ``_elements`` for ``path`` (made once: it is cleared in place)."""
+        kept = self._elements.get(path)
+        if kept is None:
+            kept = self._elements[path] = {}
+        return kept
 
     def _element_buckets(self, t, path: str, e) -> tuple:
         """The positions of the buckets of one element (for a map, a (key,
         value) pair), kept."""
-        key = (path, e)
+        kept = self._kept_at(path)
         try:
-            bs = self._elements.get(key)
+            bs = kept.get(e)
         except TypeError:   # an element holding a map: not kept
-            key, bs = None, None
+            kept, bs = None, None
         if bs is None:
             codec = self.codec
             j = {"key": codec.to_json(t[1], e[0]), "value": codec.to_json(t[2], e[1])} \
@@ -424,10 +448,13 @@ class ObservationEncoder:
             features: list = []
             _element(path, j, features)
             bs = tuple(self.exact + self.bucket(f) for f in features)
-            if key is not None:
-                if len(self._elements) >= 200_000:
-                    self._elements.clear()
-                self._elements[key] = bs
+            if kept is not None:
+                if self._n_elements >= 200_000:
+                    for d in self._elements.values():
+                        d.clear()
+                    self._n_elements = 0
+                kept[e] = bs
+                self._n_elements += 1
         return bs
 
     def _header(self, v: list, player: int, cp: int, phase: str, round_: int, winners) -> None:
@@ -512,11 +539,12 @@ _COLL, _PART = "collection", "part"
 
 class _Seen:
     """What ``ObservationEncoder._update`` keeps for one player: the vector
-    (a numpy float32 array, or a list without numpy), the places of the
+    (``out``: a numpy float32 array, or a list without numpy; ``vec``: what
+    writes it, a float memoryview of the array's memory, or the list), the places of the
     state's slots (``range``), the value of each slot it was made from, the
     part of each slot written (see ``_part_changed``), the hashed counts by
     position, the header's key."""
-    __slots__ = ("vec", "at", "vals", "parts", "counts", "head")
+    __slots__ = ("out", "vec", "at", "vals", "parts", "counts", "head")
 
 
 def _is_coll(t) -> bool:

@@ -56,7 +56,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from atoll.compiler.pipeline import Compiled, compile_spec, instantiate
 from atoll.compiler.runtime import SIMULTANEOUS, Game, IllegalAction
-from atoll.compiler.playout import Moves
+from atoll.compiler.playout import Moves, apply_move, legal_moves
 from atoll.encoding import ActionIndex, ObservationEncoder, acting_player, observation_text
 
 __all__ = ["register"]
@@ -193,7 +193,8 @@ class AtollGame(pyspiel.Game):
         if kept is None or kept[0] is not items:
             slots, order = _chance_slots(self.chance_index, outcomes)
             kept = self._chance_kept = (items, slots, order)
-        return kept[1], [(s, outcomes[i][1] / outcomes[i][2]) for s, i in kept[2]]
+        total = outcomes[0][2] if outcomes else 1   # one total per node: the size of the bag drawn from
+        return kept[1], [(s, outcomes[i][1] / total) for s, i in kept[2]]
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return AtollObserver(self, iig_obs_type, params)
@@ -234,7 +235,11 @@ class _Core:
         Action (see ``actions``)."""
         if self.slots is None:
             st = self.st
-            moves = st.legal_moves() if st.outcome is None and st.pending is None else None
+            moves = None
+            if st.outcome is None and st.pending is None:
+                moves = st._legal   # State.legal_moves(), without the call
+                if moves is None:
+                    moves = legal_moves(self.game.atoll, st)
             if moves.__class__ is Moves and moves:
                 self.slots, self.chances, self.by_move = self.game.index.assign_moves(moves), [], True
                 return self.slots
@@ -271,10 +276,10 @@ class _Core:
             actor = None if st.is_chance_node() else acting_player(st)
             label = str(self.actions()[slot])
         if self.by_move:
-            st.apply_move(a)
+            apply_move(self.game.atoll, st, a)   # State.apply_move, without the call
             self.by_move = False
         else:
-            st.apply_action(a)
+            self.game.atoll._apply(st, a)   # State.apply_action, without the call
         self.slots = self.chances = self.cp = None
         if trail is not None:
             self.trail = _advance(trail, st, actor, label)
@@ -298,7 +303,9 @@ def _chance_slots(index: ActionIndex, outcomes: list) -> tuple:
     slots = {}
     for o in outcomes:
         a = o[0]
-        k = a.id
+        k = a._id   # a chance outcome's id is made with it (Game._chance_action)
+        if k.__class__ is not int:
+            k = a.id
         h = kept.get(k)
         slots[home(k) if h is None else h] = a
     if len(slots) < len(outcomes):   # a clash: as assign resolves it
@@ -377,8 +384,10 @@ class AtollState(pyspiel.State):
         return sorted(self._core.moves())
 
     def chance_outcomes(self):
-        self._core.moves()
-        return list(self._core.chances)
+        core = self._core
+        if core.slots is None:
+            core.moves()
+        return list(core.chances)
 
     def _apply_action(self, action):
         self._core.apply(int(action))

@@ -43,13 +43,14 @@ except ImportError as e:  # pragma: no cover - depends on the environment
                       "pip install \"atoll[pettingzoo]\"") from None
 
 from atoll.compiler.pipeline import load
-from atoll.compiler.playout import Moves
+from atoll.compiler.playout import Moves, apply_move, legal_moves
 from atoll.compiler.runtime import Action, Game, IllegalAction, State
 from atoll.encoding import ActionIndex, ObservationEncoder, acting_player
 
 __all__ = ["env", "AtollEnv"]
 
 _INT8 = np.dtype(np.int8)   # the action mask's type, made once
+_frombuffer = np.frombuffer
 
 
 def env(spec: Union[str, Path, Game], players: Optional[int] = None, options: Optional[dict] = None,
@@ -153,7 +154,9 @@ class AtollEnv(AECEnv):
 
     def _select(self) -> None:
         st = self._state
-        moves = st.legal_moves()
+        moves = st._legal   # State.legal_moves(), without the call
+        if moves is None:
+            moves = legal_moves(self.game, st)
         self._by_move = moves.__class__ is Moves and len(moves) > 0
         if self._by_move:   # one player decides: slots for the moves, no Action objects
             # the player to move: legal_moves() lists Moves only where no chance, choice or
@@ -196,13 +199,13 @@ class AtollEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         st = self._state
         if self._by_move:
-            st.apply_move(chosen)
+            apply_move(self.game, st, chosen)   # State.apply_move, without the call
         else:
             st.apply_action(chosen)
         self._steps += 1
         # Rewards are 0 until the end (where _accumulate_rewards adds them):
         # clearing and adding zeros before then would change nothing.
-        if st.is_terminal():
+        if st.outcome is not None:   # st.is_terminal()
             self._clear_rewards()
             returns = st.returns()
             for a in self.agents:
@@ -224,12 +227,12 @@ class AtollEnv(AECEnv):
         st = self._state
         if st is None:
             self._need_reset()
-        vec = self.encoder.encode_array(st, self._seat[agent])
+        vec = self.encoder._update(st, self._seat[agent]).out.copy()   # encode_array's
         mask = bytearray(self.index.size)
         if agent == self.agent_selection:
             for s in self._slots:
                 mask[s] = 1
-        return {"observation": vec, "action_mask": np.frombuffer(mask, dtype=_INT8)}
+        return {"observation": vec, "action_mask": _frombuffer(mask, _INT8)}
 
     def legal_moves(self) -> dict[int, str]:
         """Slot -> readable action, for the agent to move now."""

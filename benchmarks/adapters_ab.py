@@ -22,7 +22,14 @@ collection of it does not fall in one count and not the other):
 ``--only WAY --opcodes`` counts the Python opcodes per decision of the
 last pass instead (``sys.settrace``; a count that the load does not change).
 
-See benchmarks/README.md, "The adapters, a fifth step (issue 15, item 2)".
+``--before REV`` adds the adapters as they were at git revision ``REV``
+(``atoll/{encoding,action_index,pettingzoo,openspiel}.py`` read with ``git
+show`` into a temporary package, on the engine of this tree) as two more
+ways, ``pettingzoo@REV`` and ``openspiel@REV``, in the same alternating
+blocks: a before/after comparison in one process that the load hits alike.
+
+See benchmarks/README.md, "The adapters, a fifth step (issue 15, item 2)" and
+"The sixth step: the adapters (adapt18)".
 """
 from __future__ import annotations
 
@@ -39,16 +46,48 @@ import atoll  # noqa: E402
 from run import MASTERISLANDS, play_model, play_openspiel, play_pettingzoo  # noqa: E402
 
 
-def ways(spec: str, players: int) -> dict:
+def ways(spec: str, players: int, before: str = "") -> dict:
     import pyspiel
     import atoll.openspiel as aos
     import atoll.pettingzoo as apz
     game = atoll.load(spec, players=players)
     osg = pyspiel.load_game(aos.register(spec, players=players, name="atoll_adapters_ab"))
     env = apz.env(game)
-    return {"direct": lambda s: play_model(game, s),
-            "openspiel": lambda s: play_openspiel(osg, s),
-            "pettingzoo": lambda s: play_pettingzoo(env, s)}
+    out = {"direct": lambda s: play_model(game, s),
+           "openspiel": lambda s: play_openspiel(osg, s),
+           "pettingzoo": lambda s: play_pettingzoo(env, s)}
+    if before:
+        old = _adapters_at(before)
+        osg_old = pyspiel.load_game(old.openspiel.register(spec, players=players, name="atoll_adapters_ab_old"))
+        env_old = old.pettingzoo.env(game)
+        out[f"openspiel@{before}"] = lambda s: play_openspiel(osg_old, s)
+        out[f"pettingzoo@{before}"] = lambda s: play_pettingzoo(env_old, s)
+    return out
+
+
+def _adapters_at(rev: str):
+    """The adapter modules of git revision ``rev`` as a package of their own
+    (``atoll_at_<rev>``), importing each other and this tree's engine."""
+    import importlib
+    import re
+    import subprocess
+    import tempfile
+    root = HERE.parent
+    pkg = "atoll_at_" + re.sub(r"[^A-Za-z0-9]", "_", rev)
+    where = Path(tempfile.mkdtemp(prefix="adapters_ab_")) / pkg
+    where.mkdir()
+    (where / "__init__.py").write_text("")
+    names = ("action_index", "encoding", "pettingzoo", "openspiel")
+    for name in names:
+        text = subprocess.run(["git", "show", f"{rev}:atoll/{name}.py"], cwd=root, check=True,
+                              capture_output=True, text=True).stdout
+        for other in names:
+            text = re.sub(rf"\batoll\.{other}\b", f"{pkg}.{other}", text)
+        (where / f"{name}.py").write_text(text)
+    sys.path.insert(0, str(where.parent))
+    importlib.import_module(f"{pkg}.openspiel")
+    importlib.import_module(f"{pkg}.pettingzoo")
+    return importlib.import_module(pkg)
 
 
 def _opcodes(name: str, fn, games: int) -> int:
@@ -78,12 +117,14 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--blocks", type=int, default=4)
-    ap.add_argument("--only", choices=("direct", "openspiel", "pettingzoo"))
+    ap.add_argument("--only", help="direct, openspiel or pettingzoo (or openspiel@REV... with --before)")
     ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--before", default="", metavar="REV",
+                    help="also the adapters of git revision REV, on this tree's engine")
     ap.add_argument("--opcodes", action="store_true",
                     help="with --only: Python opcodes per decision of the last pass (sys.settrace), by file")
     args = ap.parse_args(argv)
-    w = ways(args.spec, args.players)
+    w = ways(args.spec, args.players, args.before)
     if args.only:
         fn = w[args.only]
         gc.collect()

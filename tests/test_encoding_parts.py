@@ -141,7 +141,7 @@ def test_slots_of_moves_are_the_slots_of_actions(size):
 
 
 _GENERATED_NAMES = re.compile(r"(def|if|else|is|not|None|or|return|float|len|x|o|seen|player|vec|oq|nq|gone|came|"
-                              r"md|sd|count|part|parts|swap|BV|get|p|old|U|NONES|f\d+|T\d+|P\d+_\d+|A\d+|B\d+|C\d+)")
+                              r"md|sd|count|part|parts|swap|BV|get|p|old|U|NONES|f\d+|T\d+|P\d+_\d+|K\d+_\d+|A\d+|B\d+|C\d+)")
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
