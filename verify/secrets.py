@@ -65,11 +65,11 @@ class LeakCheck:
             ends += [self._walk(state, p, first_moves, "random") for _ in range(SAMPLED)]
         base_moves, base = ends[0]
         others = [v for v in range(self.game.num_players) if v != p]
-        views0 = self._views(base, others)
+        acts0 = self._acts(base)
         for moves, end in ends[1:]:
-            views = self._views(end, others)
-            for v, seen in views0.items():
-                what = self._confirmed(base, end, v) if views[v] != seen else None
+            apart = self._apart(base, acts0, end, others)
+            for v in others:
+                what = self._confirmed(base, end, v) if v in apart else None
                 if what is not None:
                     return (f"player {p}'s secret choice shows to player {v}: after "
                             f"`{self._moves(base_moves)}` and after `{self._moves(moves)}` (player {p}'s "
@@ -176,6 +176,63 @@ class LeakCheck:
                       tuple([tuple([y if q == v else z for q, (y, z) in enumerate(zip(x, sizes))])
                              for x, sizes in owned]),
                       tuple(sorted([(a.kind, repr(a.params)) for a in mine])) if mine else ())
+        return out
+
+    def _acts(self, st) -> dict:
+        """Each player's legal actions in ``st`` as ``_view`` compares them
+        (sorted (kind, repr(params)) pairs), by player."""
+        acts: dict = {}
+        if not st.is_chance_node():
+            for a in st.legal_actions():
+                acts.setdefault(a.player, []).append((a.kind, repr(a.params)))
+        return {q: sorted(xs) for q, xs in acts.items()}
+
+    def _apart(self, base, acts0: dict, end, viewers) -> set:
+        """The viewers among ``viewers`` for whom ``self._view(base, v) !=
+        self._view(end, v)``, comparing only what may differ: the ways of one
+        secret choice start from one state, so most slots of ``end`` hold the
+        very same object as in ``base``, and such a slot shows every viewer
+        the same thing in both (a view is a function of the value, and a
+        value is never changed in place: an effect puts a new value in the
+        slots it writes, see ``verify.reads``). The slots whose objects
+        differ are compared as ``_view`` compares them, then the flow and
+        each viewer's own actions (``acts0``: ``self._acts(base)``)."""
+        g = self.game
+        acts = self._acts(end)   # (listed in any case: a listing that fails fails here as before)
+        if (base.S[0], base.current_player(), base.phase(), base.is_terminal()) != \
+                (end.S[0], end.current_player(), end.phase(), end.is_terminal()):
+            return set(viewers)
+        A, B = base.S, end.S
+        if len(A) != len(B):
+            return set(viewers)
+        vis_of, types = g.visibility, g.slot_types
+        out = set()
+        for i in range(1, len(A)):
+            x, y = A[i], B[i]
+            if x is y:
+                continue
+            scope, vis = vis_of[i]
+            if vis == "all" or x is None or y is None:
+                if x != y:   # (a value of each player's own that is None in one: apart)
+                    return set(viewers)
+            elif vis == "owner":
+                t = types[i][1]
+                for v in viewers:
+                    if v in out:
+                        continue
+                    if len(x) != len(y) or any(
+                            (xa != ya) if q == v else (_size(t, xa) != _size(t, ya))
+                            for q, (xa, ya) in enumerate(zip(x, y))):
+                        out.add(v)
+            else:
+                t = types[i]
+                hx = _size(t, x) if scope != "player" else tuple(_size(t[1], z) for z in x)
+                hy = _size(t, y) if scope != "player" else tuple(_size(t[1], z) for z in y)
+                if hx != hy:
+                    return set(viewers)
+        for v in viewers:
+            if acts0.get(v, ()) != acts.get(v, ()):
+                out.add(v)
         return out
 
     def _confirmed(self, a, b, v):
