@@ -152,3 +152,40 @@ def test_a_value_of_each_players_own_missing_in_one_state_tells_it_apart(tmp_pat
         assert (leaks._view(c, v) != leaks._view(d, v)) == apart
         assert (leaks._views(c, [v])[v] != leaks._views(d, [v])[v]) == apart
         assert (leaks._apart(c, leaks._acts(c), d, [v]) == {v}) == apart
+
+
+def test_a_way_lists_the_first_ways_actions_exactly_when_the_listing_reads_nothing_else():
+    """``LeakCheck._same_listing``: the ways of one secret choice change only
+    the chooser's own values, so each other player still lists what it
+    listed after the first way (and ``_acts`` agrees); change a value a
+    waiting player's listing reads (its own hand) and the listing is made."""
+    from atoll.verify.secrets import LeakCheck
+    game = pipeline.instantiate(pipeline.compile_spec(str(ROOT / "spec/la_isla.atoll")), 3, {})
+    leaks = LeakCheck(game)
+    told = 0
+    for p, ends in _ends(game, games=2):
+        a = ends[0]
+        for b in ends[1:4]:
+            if leaks._same_listing(a, b):
+                assert leaks._acts(a) == leaks._acts(b)
+                told += 1
+    assert told > 10
+    hand = game.layout.names.index("hand")
+    for p, ends in _ends(game, games=1):
+        a = ends[0]
+        waiting = a.ctl[4][a.ctl[2]:]
+        if len(waiting) < 2:
+            continue
+        b = a.clone()
+        b.S[hand] = list(a.S[hand])   # another list, every element the same object
+        b._legal = None   # (a clone keeps its position's listing: listed again here)
+        assert leaks._same_listing(a, b) and leaks._acts(a) == leaks._acts(b)
+        for q in waiting:   # a waiting player's own hand changed: its actions may differ
+            c = a.clone()
+            c.S[hand] = list(a.S[hand])
+            c.S[hand][q] = type(a.S[hand][q])()   # no card left
+            c._legal = None
+            assert not leaks._same_listing(a, c)
+            assert leaks._acts(a).get(q) != leaks._acts(c).get(q)
+        return
+    raise AssertionError("no node with two players waiting after a way")

@@ -33,6 +33,7 @@ class LeakCheck:
         self.rng = random.Random(seed)
         self.met = 0          # secret choices compared (one per waiting player and node)
         self.sampled = 0      # of those, the ones with too many ways to enumerate
+        self._reads_of: dict = {}   # phase name -> what its listing reads (see _same_listing)
 
     def save(self) -> tuple:
         """What the check has counted and where its random draws stand."""
@@ -198,7 +199,8 @@ class LeakCheck:
         differ are compared as ``_view`` compares them, then the flow and
         each viewer's own actions (``acts0``: ``self._acts(base)``)."""
         g = self.game
-        acts = self._acts(end)   # (listed in any case: a listing that fails fails here as before)
+        # listed unless the listing is sure to be base's (which did not fail)
+        acts = None if self._same_listing(base, end) else self._acts(end)
         if (base.S[0], base.current_player(), base.phase(), base.is_terminal()) != \
                 (end.S[0], end.current_player(), end.phase(), end.is_terminal()):
             return set(viewers)
@@ -230,10 +232,79 @@ class LeakCheck:
                 hy = _size(t, y) if scope != "player" else tuple(_size(t[1], z) for z in y)
                 if hx != hy:
                     return set(viewers)
-        for v in viewers:
-            if acts0.get(v, ()) != acts.get(v, ()):
-                out.add(v)
+        if acts is not None:
+            for v in viewers:
+                if acts0.get(v, ()) != acts.get(v, ()):
+                    out.add(v)
         return out
+
+    def _same_listing(self, base, end) -> bool:
+        """Whether ``end`` lists the very actions ``base`` lists, told
+        without listing them: both at the same simultaneous node (the same
+        flow, no chance event, choice or outcome), where each player still
+        to choose lists the actions of the phase by its functions ``fn(S,
+        q)`` (its phase's `done` test, then each action's choices), and no
+        slot those functions read differs between the two states: a slot
+        they read whole holds the very same object, and a slot they read
+        only as ``S[k][q]`` holds the very same object for each such ``q``
+        (``verify.reads.own_reads``; a value is never changed in place).
+        The same functions on the same values give the same actions. False
+        whenever that cannot be told: then ``end`` is listed."""
+        g = self.game
+        if base.outcome is not None or end.outcome is not None or base.pending is not None \
+                or end.pending is not None or base.choosing is not None or end.choosing is not None:
+            return False
+        if base.ctl != end.ctl or len(base.S) != len(end.S):
+            return False
+        try:
+            if not (g._any_sim and g._sim_point(base)):
+                return False
+            ctl = base.ctl
+            reads = self._phase_reads(g.rounds[ctl[0]][ctl[1]][1][ctl[3]])
+        except (AttributeError, LookupError, TypeError):
+            return False
+        if reads is None:
+            return False
+        whole, own = reads
+        A, B = base.S, end.S
+        for k in whole:
+            if A[k] is not B[k]:
+                return False
+        waiting = ctl[4][ctl[2]:]
+        try:
+            for k in own:
+                x, y = A[k], B[k]
+                if x is y:
+                    continue
+                for q in waiting:
+                    if x[q] is not y[q]:
+                        return False
+        except (LookupError, TypeError):
+            return False
+        return True
+
+    def _phase_reads(self, name: str):
+        """(slots read whole, slots read as a player's own) by the functions
+        a player of phase ``name`` is listed by at a simultaneous node; None:
+        not known."""
+        kept = self._reads_of
+        if name not in kept:
+            from atoll.verify.reads import own_reads
+            g = self.game
+            try:
+                fns = [g._phase_fn[name][2]] + [entry[1] for entry in g._listing[name]]
+            except (AttributeError, LookupError, TypeError):
+                fns = None
+            whole, own = set(), set()
+            for fn in fns or ():
+                r = own_reads(g, getattr(fn, "__name__", "")) if fn is not None else (frozenset(), frozenset())
+                if r is None:
+                    fns = None
+                    break
+                whole |= r[0]
+                own |= r[1]
+            kept[name] = None if fns is None else (frozenset(whole), frozenset(own - whole))
+        return kept[name]
 
     def _confirmed(self, a, b, v):
         """The two states look different to ``v`` in what it is shown."""
