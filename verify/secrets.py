@@ -240,10 +240,11 @@ class LeakCheck:
 
     def _same_listing(self, base, end) -> bool:
         """Whether ``end`` lists the very actions ``base`` lists, told
-        without listing them: both at the same simultaneous node (the same
-        flow, no chance event, choice or outcome), where each player still
-        to choose lists the actions of the phase by its functions ``fn(S,
-        q)`` (its phase's `done` test, then each action's choices), and no
+        without listing them: both at the same node (the same flow, no
+        chance event, choice or outcome), where each player still to choose
+        at a simultaneous node (else the player to move) lists the actions
+        of the phase by its functions ``fn(S, q)`` (its phase's `done` test,
+        then each action's choices), and no
         slot those functions read differs between the two states: a slot
         they read whole holds the very same object, and a slot they read
         only as ``S[k][q]`` holds the very same object for each such ``q``
@@ -256,12 +257,14 @@ class LeakCheck:
             return False
         if base.ctl != end.ctl or len(base.S) != len(end.S):
             return False
+        ctl = base.ctl
         try:
-            if not (g._any_sim and g._sim_point(base)):
-                return False
-            ctl = base.ctl
+            # at a simultaneous node every player still to choose is listed, elsewhere
+            # the player to move (``Game._all_legal``)
+            waiting = ctl[4][ctl[2]:] if g._any_sim and g._sim_point(base) \
+                else (ctl[4][ctl[2] % len(ctl[4])],)
             reads = self._phase_reads(g.rounds[ctl[0]][ctl[1]][1][ctl[3]])
-        except (AttributeError, LookupError, TypeError):
+        except (AttributeError, LookupError, TypeError, ZeroDivisionError):
             return False
         if reads is None:
             return False
@@ -270,7 +273,6 @@ class LeakCheck:
         for k in whole:
             if A[k] is not B[k]:
                 return False
-        waiting = ctl[4][ctl[2]:]
         try:
             for k in own:
                 x, y = A[k], B[k]
