@@ -219,12 +219,16 @@ class LeakCheck:
                     return set(viewers)
             elif vis == "owner":
                 t = types[i][1]
+                if len(x) != len(y):
+                    out.update(viewers)
+                    continue
+                # the players whose element is another object (the others' show alike)
+                moved = [q for q, (xa, ya) in enumerate(zip(x, y)) if xa is not ya]
                 for v in viewers:
                     if v in out:
                         continue
-                    if len(x) != len(y) or any(
-                            (xa != ya) if q == v else (_size(t, xa) != _size(t, ya))
-                            for q, (xa, ya) in enumerate(zip(x, y))):
+                    if any((x[q] != y[q]) if q == v else (_size(t, x[q]) != _size(t, y[q]))
+                           for q in moved):
                         out.add(v)
             else:
                 t = types[i]
