@@ -103,6 +103,31 @@ def test_the_views_made_together_tell_states_apart_as_each_alone(spec, players):
     assert pairs > 50 and 0 < same < pairs   # states alike and states apart were both met
 
 
+@pytest.mark.parametrize("spec, players", [("spec/la_isla.atoll", 3), ("spec/isle_of_skye.atoll", 3),
+                                           ("tests/good/sealed_bids.atoll", 3)])
+def test_the_viewers_told_apart_by_the_slots_that_changed_are_those_the_views_tell(spec, players):
+    """``LeakCheck._apart`` (only the slots whose objects differ compared)
+    names exactly the viewers whose ``_view`` differs, for the ways of one
+    node (which share most objects) and for states of two nodes."""
+    from atoll.verify.secrets import LeakCheck
+    game = pipeline.instantiate(pipeline.compile_spec(str(ROOT / spec)), players, {})
+    leaks = LeakCheck(game)
+    pairs = apart = shared = 0
+    groups = _ends(game)
+    for k, (p, ends) in enumerate(groups):
+        viewers = [v for v in range(players) if v != p]
+        for a in ends[:6]:
+            acts = leaks._acts(a)
+            for b in ends[:6] + groups[k - 1][1][:2]:   # the ways of one node, and of another
+                got = leaks._apart(a, acts, b, viewers)
+                want = {v for v in viewers if leaks._view(a, v) != leaks._view(b, v)}
+                assert got == want
+                pairs += 1
+                apart += bool(want)
+                shared += any(x is y for x, y in zip(a.S[1:], b.S[1:]))
+    assert pairs > 50 and 0 < apart < pairs and shared   # alike and apart, objects shared, were all met
+
+
 def test_a_value_of_each_players_own_missing_in_one_state_tells_it_apart(tmp_path):
     """Two values of the players' own, one missing (None) in each state and
     the other alike: the views differ, with ``_views`` as with ``_view``."""
@@ -119,9 +144,49 @@ def test_a_value_of_each_players_own_missing_in_one_state_tells_it_apart(tmp_pat
     leaks = LeakCheck(game)
     assert leaks._view(a, 1) != leaks._view(b, 1)
     assert leaks._views(a, [1])[1] != leaks._views(b, [1])[1]
+    assert leaks._apart(a, leaks._acts(a), b, [1]) == {1}
     # a viewer's own value is shown to it, another's is not
     c, d = game.new_initial_state(seed=0), game.new_initial_state(seed=0)
     c.S[i], d.S[i] = [1, 2], [1, 3]
     for v, apart in ((1, True), (0, False)):
         assert (leaks._view(c, v) != leaks._view(d, v)) == apart
         assert (leaks._views(c, [v])[v] != leaks._views(d, [v])[v]) == apart
+        assert (leaks._apart(c, leaks._acts(c), d, [v]) == {v}) == apart
+
+
+def test_a_way_lists_the_first_ways_actions_exactly_when_the_listing_reads_nothing_else():
+    """``LeakCheck._same_listing``: the ways of one secret choice change only
+    the chooser's own values, so each other player still lists what it
+    listed after the first way (and ``_acts`` agrees); change a value a
+    waiting player's listing reads (its own hand) and the listing is made."""
+    from atoll.verify.secrets import LeakCheck
+    game = pipeline.instantiate(pipeline.compile_spec(str(ROOT / "spec/la_isla.atoll")), 3, {})
+    leaks = LeakCheck(game)
+    told = 0
+    for p, ends in _ends(game, games=2):
+        a = ends[0]
+        for b in ends[1:4]:
+            if leaks._same_listing(a, b):
+                assert leaks._acts(a) == leaks._acts(b)
+                told += 1
+    assert told > 10
+    hand = game.layout.names.index("hand")
+    met = set()
+    for p, ends in _ends(game, games=1):
+        a = ends[0]
+        waiting = a.ctl[4][a.ctl[2]:]
+        if min(len(waiting), 2) in met:
+            continue
+        met.add(min(len(waiting), 2))   # several players still to choose, or one
+        b = a.clone()
+        b.S[hand] = list(a.S[hand])   # another list, every element the same object
+        b._legal = None   # (a clone keeps its position's listing: listed again here)
+        assert leaks._same_listing(a, b) and leaks._acts(a) == leaks._acts(b)
+        for q in waiting:   # a waiting player's own hand changed: its actions may differ
+            c = a.clone()
+            c.S[hand] = list(a.S[hand])
+            c.S[hand][q] = type(a.S[hand][q])()   # no card left
+            c._legal = None
+            assert not leaks._same_listing(a, c)
+            assert leaks._acts(a).get(q) != leaks._acts(c).get(q)
+    assert met == {1, 2}

@@ -229,3 +229,44 @@ def test_no_value_of_a_state_is_changed_in_place(path):
                 checked += 1
     if path in _SHIPPED:   # their maps are dicts: the check must have met some
         assert checked > 0
+
+
+# ---------------------------------------------------------------- a player's own values
+
+def _own_of(src: str):
+    import ast
+    tree = ast.parse(src)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return reads._own_direct(defs["f"], defs)
+
+
+def test_a_slot_read_only_as_the_players_own_element_is_told_apart_from_one_read_whole():
+    w, o, calls, passed = _own_of("def f(S, me, x):\n    return S[3][me] + len(S[4]) + S[5][0] + S[6][x]\n")
+    assert (w, o) == ({4, 5, 6}, {3})
+    # passed on with (S, me): followed the same way; passed otherwise: read whole by the callee
+    w, o, calls, passed = _own_of("def g(S, me):\n    return 0\n"
+                                  "def f(S, me, x):\n    return g(S, me) + g(S, x)\n")
+    assert calls == ["g"] and passed == [("g", 0)]
+
+
+@pytest.mark.parametrize("body", ["    me = 1 - me\n    return S[3][me]\n",
+                                  "    for me in range(2):\n        pass\n    return S[3][me]\n",
+                                  "    return [S[3][me] for me in range(2)]\n",
+                                  "    return (lambda me: S[3][me])(0)\n",
+                                  "    T = S\n    return T[3][me]\n"])
+def test_me_bound_again_or_s_aliased_leaves_the_reads_unknown(body):
+    """``S[k][me]`` is the player's own element only while ``me`` is the
+    parameter: bound again (or S under another name), nothing is told."""
+    assert _own_of("def f(S, me):\n" + body) is None
+
+
+def test_the_own_reads_of_a_generated_listing_are_the_slots_it_reads():
+    game = pipeline.instantiate(pipeline.compile_spec(str(ROOT / "spec" / "la_isla.atoll")), 3, {})
+    for name, listing in game._listing.items():
+        for entry in listing:
+            fn = entry[1].__name__
+            got = reads.own_reads(game, fn)
+            assert got is not None and got[0] | got[1] == reads.slots_read(game, fn)
+    # the card phase's listing reads each player's own hand only (the rules: cards from one's hand)
+    hand = game.layout.names.index("hand")
+    assert reads.own_reads(game, "achoices_assign") == (frozenset(), frozenset({hand}))

@@ -33,6 +33,7 @@ class LeakCheck:
         self.rng = random.Random(seed)
         self.met = 0          # secret choices compared (one per waiting player and node)
         self.sampled = 0      # of those, the ones with too many ways to enumerate
+        self._reads_of: dict = {}   # phase name -> what its listing reads (see _same_listing)
 
     def save(self) -> tuple:
         """What the check has counted and where its random draws stand."""
@@ -65,11 +66,11 @@ class LeakCheck:
             ends += [self._walk(state, p, first_moves, "random") for _ in range(SAMPLED)]
         base_moves, base = ends[0]
         others = [v for v in range(self.game.num_players) if v != p]
-        views0 = self._views(base, others)
+        acts0 = self._acts(base)
         for moves, end in ends[1:]:
-            views = self._views(end, others)
-            for v, seen in views0.items():
-                what = self._confirmed(base, end, v) if views[v] != seen else None
+            apart = self._apart(base, acts0, end, others)
+            for v in others:
+                what = self._confirmed(base, end, v) if v in apart else None
                 if what is not None:
                     return (f"player {p}'s secret choice shows to player {v}: after "
                             f"`{self._moves(base_moves)}` and after `{self._moves(moves)}` (player {p}'s "
@@ -177,6 +178,139 @@ class LeakCheck:
                              for x, sizes in owned]),
                       tuple(sorted([(a.kind, repr(a.params)) for a in mine])) if mine else ())
         return out
+
+    def _acts(self, st) -> dict:
+        """Each player's legal actions in ``st`` as ``_view`` compares them
+        (sorted (kind, repr(params)) pairs), by player."""
+        acts: dict = {}
+        if not st.is_chance_node():
+            for a in st.legal_actions():
+                acts.setdefault(a.player, []).append((a.kind, repr(a.params)))
+        return {q: sorted(xs) for q, xs in acts.items()}
+
+    def _apart(self, base, acts0: dict, end, viewers) -> set:
+        """The viewers among ``viewers`` for whom ``self._view(base, v) !=
+        self._view(end, v)``, comparing only what may differ: the ways of one
+        secret choice start from one state, so most slots of ``end`` hold the
+        very same object as in ``base``, and such a slot shows every viewer
+        the same thing in both (a view is a function of the value, and a
+        value is never changed in place: an effect puts a new value in the
+        slots it writes, see ``verify.reads``). The slots whose objects
+        differ are compared as ``_view`` compares them, then the flow and
+        each viewer's own actions (``acts0``: ``self._acts(base)``)."""
+        g = self.game
+        # listed unless the listing is sure to be base's (which did not fail)
+        acts = None if self._same_listing(base, end) else self._acts(end)
+        if (base.S[0], base.current_player(), base.phase(), base.is_terminal()) != \
+                (end.S[0], end.current_player(), end.phase(), end.is_terminal()):
+            return set(viewers)
+        A, B = base.S, end.S
+        if len(A) != len(B):
+            return set(viewers)
+        vis_of, types = g.visibility, g.slot_types
+        out = set()
+        for i in range(1, len(A)):
+            x, y = A[i], B[i]
+            if x is y:
+                continue
+            scope, vis = vis_of[i]
+            if vis == "all" or x is None or y is None:
+                if x != y:   # (a value of each player's own that is None in one: apart)
+                    return set(viewers)
+            elif vis == "owner":
+                t = types[i][1]
+                if len(x) != len(y):
+                    out.update(viewers)
+                    continue
+                # the players whose element is another object (the others' show alike)
+                moved = [q for q, (xa, ya) in enumerate(zip(x, y)) if xa is not ya]
+                for v in viewers:
+                    if v in out:
+                        continue
+                    if any((x[q] != y[q]) if q == v else (_size(t, x[q]) != _size(t, y[q]))
+                           for q in moved):
+                        out.add(v)
+            else:
+                t = types[i]
+                hx = _size(t, x) if scope != "player" else tuple(_size(t[1], z) for z in x)
+                hy = _size(t, y) if scope != "player" else tuple(_size(t[1], z) for z in y)
+                if hx != hy:
+                    return set(viewers)
+        if acts is not None:
+            for v in viewers:
+                if acts0.get(v, ()) != acts.get(v, ()):
+                    out.add(v)
+        return out
+
+    def _same_listing(self, base, end) -> bool:
+        """Whether ``end`` lists the very actions ``base`` lists, told
+        without listing them: both at the same node (the same flow, no
+        chance event, choice or outcome), where each player still to choose
+        at a simultaneous node (else the player to move) lists the actions
+        of the phase by its functions ``fn(S, q)`` (its phase's `done` test,
+        then each action's choices), and no
+        slot those functions read differs between the two states: a slot
+        they read whole holds the very same object, and a slot they read
+        only as ``S[k][q]`` holds the very same object for each such ``q``
+        (``verify.reads.own_reads``; a value is never changed in place).
+        The same functions on the same values give the same actions. False
+        whenever that cannot be told: then ``end`` is listed."""
+        g = self.game
+        if base.outcome is not None or end.outcome is not None or base.pending is not None \
+                or end.pending is not None or base.choosing is not None or end.choosing is not None:
+            return False
+        if base.ctl != end.ctl or len(base.S) != len(end.S):
+            return False
+        ctl = base.ctl
+        try:
+            # at a simultaneous node every player still to choose is listed, elsewhere
+            # the player to move (``Game._all_legal``)
+            waiting = ctl[4][ctl[2]:] if g._any_sim and g._sim_point(base) \
+                else (ctl[4][ctl[2] % len(ctl[4])],)
+            reads = self._phase_reads(g.rounds[ctl[0]][ctl[1]][1][ctl[3]])
+        except (AttributeError, LookupError, TypeError, ZeroDivisionError):
+            return False
+        if reads is None:
+            return False
+        whole, own = reads
+        A, B = base.S, end.S
+        for k in whole:
+            if A[k] is not B[k]:
+                return False
+        try:
+            for k in own:
+                x, y = A[k], B[k]
+                if x is y:
+                    continue
+                for q in waiting:
+                    if x[q] is not y[q]:
+                        return False
+        except (LookupError, TypeError):
+            return False
+        return True
+
+    def _phase_reads(self, name: str):
+        """(slots read whole, slots read as a player's own) by the functions
+        a player of phase ``name`` is listed by at a simultaneous node; None:
+        not known."""
+        kept = self._reads_of
+        if name not in kept:
+            from atoll.verify.reads import own_reads
+            g = self.game
+            try:
+                fns = [g._phase_fn[name][2]] + [entry[1] for entry in g._listing[name]]
+            except (AttributeError, LookupError, TypeError):
+                fns = None
+            whole, own = set(), set()
+            for fn in fns or ():
+                r = own_reads(g, getattr(fn, "__name__", "")) if fn is not None else (frozenset(), frozenset())
+                if r is None:
+                    fns = None
+                    break
+                whole |= r[0]
+                own |= r[1]
+            kept[name] = None if fns is None else (frozenset(whole), frozenset(own - whole))
+        return kept[name]
 
     def _confirmed(self, a, b, v):
         """The two states look different to ``v`` in what it is shown."""
