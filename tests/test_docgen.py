@@ -587,20 +587,31 @@ def test_the_docs_pool_hands_out_the_longest_tasks_first(tmp_path):
 
 
 def test_the_docs_pool_starts_nothing_when_everything_is_cached(tmp_path, monkeypatch):
+    """A rebuild: no process started, nothing planned, and not even a spec
+    compiled (a spec's complete matrix is noted with the digest of the
+    files it read); a changed spec, or a missing entry, is computed again."""
     import atoll.verify.cache as C
     specs = _pool_specs(tmp_path)
     rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
     rc.fill(specs, 2)
-    forked = []
-    monkeypatch.setattr(C, "each_in_a_fork", lambda *a, **k: forked.append(a))
-    monkeypatch.setattr(C.runner, "plan_checks", lambda *a, **k: forked.append(a))
+    done = []
+    real_compile = C.pipeline.compile_spec
+    monkeypatch.setattr(C, "each_in_a_fork", lambda *a, **k: done.append("forked"))
+    monkeypatch.setattr(C.runner, "plan_checks", lambda *a, **k: done.append("planned"))
+    monkeypatch.setattr(C.pipeline, "compile_spec", lambda *a, **k: done.append("compiled"))
     assert C.ResultCache(tmp_path / "cache", C.Budget(games=3)).fill(specs, 2) == \
         {str(s): "cached" for s in specs}
-    assert forked == []
+    assert done == []
+    monkeypatch.setattr(C.pipeline, "compile_spec", real_compile)
     (tmp_path / "cache" / next(iter(_entries(tmp_path / "cache")))).unlink()   # one missing
     with pytest.raises(TypeError):   # planned again (the fake plan_checks returns nothing)
         C.ResultCache(tmp_path / "cache", C.Budget(games=3)).fill(specs, 2)
-    assert forked
+    assert done == ["planned"]
+    monkeypatch.undo()
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    assert sorted(rc.fill(specs, 2).values()) == ["cached", "stored"]   # the missing one
+    specs[0].write_text(specs[0].read_text().replace("reads nothing of the matrix", "reads nothing"))
+    assert rc.fill(specs, 2) == {str(specs[0]): "stored", str(specs[1]): "cached"}   # a changed spec
 
 
 def test_a_spec_whose_task_fails_in_the_pool_is_left_to_its_pages(tmp_path, monkeypatch):

@@ -256,6 +256,9 @@ class ResultCache:
         status: dict = {}
         wanted = []
         for spec in spec_paths:
+            if self._complete(spec):   # no compiling: a rebuild stays about a second
+                status[str(spec)] = "cached"
+                continue
             try:
                 comp = pipeline.compile_spec(spec)
                 configs = configurations(comp, None, {}, True)
@@ -265,8 +268,10 @@ class ResultCache:
                 continue
             if all(p.is_file() for p in paths):
                 status[str(spec)] = "cached"
+                self._note_complete(spec, comp, paths)
             else:
                 wanted.append((spec, comp, configs, paths))
+        wanted = [w for w in wanted if w[3]]   # (a spec whose every configuration a `require` rules out)
         if not wanted:
             return status
         with ExitStack() as locks:
@@ -338,6 +343,47 @@ class ResultCache:
                                        sp.paths):
             rs = rs + list(examples)
             self._store(path, {"spec": str(sp.path), "results": [_result_to_data(r) for r in rs]})
+        self._note_complete(sp.path, sp.comp, sp.paths)
+
+    # A spec's matrix known to be complete, without compiling it: the files
+    # it read (with their digest), the toolchain, the budget, and the
+    # entries of its configurations. Sound: the entries' keys are a function
+    # of exactly these (the configurations and each one's complete options
+    # come from the spec's files; see :meth:`key`), so while the digest is
+    # the same, so are the keys, and the entries are there or not.
+
+    def _manifest(self, spec) -> Path:
+        name = hashlib.sha256(str(Path(spec).resolve()).encode()).hexdigest()[:32]
+        return self.folder / "complete" / f"{name}.json"
+
+    def _stamp(self, files: list) -> str:
+        h = hashlib.sha256()
+        for f in files:
+            h.update(Path(f).name.encode())
+            try:
+                h.update(Path(f).read_bytes())
+            except OSError:
+                h.update(b"<unreadable>")
+        h.update(json.dumps([toolchain_digest(), self.budget.games, self.budget.seed,
+                             self.budget.timeout_ms]).encode())
+        return h.hexdigest()
+
+    def _complete(self, spec) -> bool:
+        try:
+            data = json.loads(self._manifest(spec).read_text(encoding="utf-8"))
+            return data["spec"] == str(Path(spec).resolve()) and \
+                data["stamp"] == self._stamp(data["files"]) and \
+                all((self.folder / f"{k}.json").is_file() for k in data["entries"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+
+    def _note_complete(self, spec, comp, paths: list) -> None:
+        prog = comp.program
+        files = sorted(set(prog.sources) | {str(Path(d.span.file).parent / d.path)
+                                            for d in prog.data.values()})
+        self._store(self._manifest(spec), {"spec": str(Path(spec).resolve()), "files": files,
+                                           "stamp": self._stamp(files),
+                                           "entries": [Path(p).stem for p in paths]})
 
     def _timings(self) -> dict:
         try:
