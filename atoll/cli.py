@@ -466,7 +466,8 @@ def cmd_docs(args) -> int:
         doctrees = out / ".atoll" / "doctrees"
         source = site.standalone_source([source.resolve()], out / ".atoll" / "source")
     readers = args.jobs or os.cpu_count() or 1
-    # each reader computes its pages' matrices: the cores shared among them
+    # the cores shared among the readers: the verification before the read
+    # runs in readers x atoll_matrix_jobs processes (atoll.sphinx.pool_size)
     settings["atoll_matrix_jobs"] = max(1, (os.cpu_count() or 1) // readers)
     status = site.build(source, out, doctrees, settings, strict=args.strict, jobs=readers)
     if status == 0:
@@ -609,7 +610,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "included (Sphinx's -W -n, as the tests do); without it such a verdict "
                         "is printed as a warning")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="read the pages in N processes at once (default: the number of cores); "
+                   help="read the pages in N processes at once (default: the number of cores), "
+                        "and verify the specs before in as many (with 1, one per core); "
                         "the pages are the same as with 1")
     p.add_argument("--allow-path", action="append", metavar="DIR", help=ALLOW_HELP)
 

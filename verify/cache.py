@@ -330,11 +330,13 @@ class ResultCache:
             if left[id(sp)] == 0 and id(sp) not in failed:
                 self._store_matrix(sp, computed[id(sp)], ran.get(id(sp), []))
                 status[str(sp.path)] = "stored"
-        with runner._frozen_for_fork():
-            each_in_a_fork([(t, (str(t.spec.path), *args, t.spec.axes, t.players, t.options, t.names))
-                            for t in tasks], jobs, finished,
-                           skip=lambda t: id(t.spec) in failed)
-        self._store_timings(timings)
+        try:
+            with runner._frozen_for_fork():
+                each_in_a_fork([(t, (str(t.spec.path), *args, t.spec.axes, t.players, t.options,
+                                     t.names)) for t in tasks], jobs, finished,
+                               skip=lambda t: id(t.spec) in failed)
+        finally:   # (stopped by Ctrl-C too: the specs done are stored, and the times known kept)
+            self._store_timings(timings)
         return status
 
     def _store_matrix(self, sp, computed: dict, examples: list) -> None:
@@ -433,13 +435,40 @@ class Task:
         return f"{self.players} players" + (f", {opts}" if opts else "")
 
 
-def guess(task: Task, budget: Budget) -> float:
-    """A task's length when it never ran here: a static guess (in no unit:
-    only compared with other guesses) from the number of checks it computes
-    and the player count."""
-    if task.players is None:
-        return 0.0
-    return float(len(task.names) * task.players)
+def guess(tasks: list, seed: int) -> dict:
+    """The length of tasks that never ran here, a static guess (in no unit:
+    only compared with other guesses): the first random game each
+    configuration's play will play (the seed's, on the lean path, up to
+    ``runner.PROBE_ACTIONS`` actions, as `verify --matrix` orders its
+    configurations), its actions times its spec's CPU time per action over
+    all such games of the spec (one game's own time is too noisy: the first
+    one pays for warming up). Most of a configuration's time is its games:
+    a game that runs to the cap, or a slow game, makes a long configuration.
+    A spec's examples: 0 (they are few and short)."""
+    from atoll.compiler import playout
+    steps: dict = {}
+    per_spec: dict = {}
+    for t in tasks:
+        if t.players is None:
+            continue
+        c0 = time.process_time()
+        try:
+            game = pipeline.instantiate(t.spec.comp, t.players, t.options)
+            n = playout.play_random(game, seed, max_steps=runner.PROBE_ACTIONS)[1]
+        except Exception:   # a game that fails to start or to play: its checks say so
+            n = 0
+        steps[id(t)] = n
+        spent = per_spec.setdefault(id(t.spec), [0, 0.0])
+        spent[0] += n
+        spent[1] += time.process_time() - c0
+    out = {}
+    for t in tasks:
+        if t.players is None:
+            out[id(t)] = 0.0
+            continue
+        n, seconds = per_spec[id(t.spec)]
+        out[id(t)] = steps[id(t)] * (seconds / n if n else 0.0)
+    return out
 
 
 def order(tasks: list, timings: dict, budget: Budget) -> list:
@@ -447,10 +476,13 @@ def order(tasks: list, timings: dict, budget: Budget) -> list:
     CPU seconds) by that time, before those never timed (by :func:`guess`),
     the list's own order between equals. Only the order changes: each task
     computes what it would compute in any order."""
+    untimed = [t for t in tasks if t.timing_key() not in timings]
+    guessed = guess(untimed, budget.seed) if untimed else {}
+
     def key(k_t):
         k, t = k_t
         known = timings.get(t.timing_key())
-        return (0, -known, k) if known is not None else (1, -guess(t, budget), k)
+        return (0, -known, k) if known is not None else (1, -guessed[id(t)], k)
     return [t for _, t in sorted(enumerate(tasks), key=key)]
 
 
