@@ -476,6 +476,35 @@ def _forget_warnings(app, env, docnames) -> None:
     shutil.rmtree(_warned_folder(env), ignore_errors=True)
 
 
+def pool_size(app) -> int:
+    """The processes of the verification pool: as many as the page readers
+    would have used for their matrices together (``-j`` readers times
+    ``atoll_matrix_jobs`` each, 0 sharing the cores among the readers)."""
+    readers = max(1, int(app.parallel or 1))
+    each = int(app.config.atoll_matrix_jobs) or max(1, (os.cpu_count() or 1) // readers)
+    return readers * each
+
+
+def _verify_before_reading(app, env, docnames) -> None:
+    """Before the pages are read (in the main process): every configuration
+    of every game's and variant's matrix that is not in the cache yet,
+    computed in one pool of processes, the longest tasks first
+    (``ResultCache.fill``). The readers then only read the cache: a reader
+    used to compute its own pages' matrices one configuration after
+    another, and the last one alone on one core while the others idled.
+    Nothing is started when every result is cached. A spec left out (it
+    does not compile, or a task of it failed) is computed by its pages as
+    before, which report its error as before."""
+    cfg = app.config
+    if not (cfg.atoll_verify and cfg.atoll_dashboard and docnames):
+        return
+    specs = [p for e in getattr(app, "atoll_entries", []) for p in [e.path, *e.variants]]
+    if not specs:
+        return
+    cache = site.result_cache(env, cfg)
+    cache.fill(specs, pool_size(app), lambda text: logger.info(f"atoll: {text}"))
+
+
 def _freeze_for_readers(app, env, docnames) -> None:
     """The main process's objects out of the collector's reach while the
     pages are read (``gc.freeze``; undone by ``_unfreeze``). Parallel
@@ -554,6 +583,7 @@ def setup(app):
         app.add_directive(name, cls)
     app.connect("builder-inited", _generate)
     app.connect("env-before-read-docs", _forget_warnings)
+    app.connect("env-before-read-docs", _verify_before_reading)
     app.connect("env-before-read-docs", _freeze_for_readers)
     app.connect("env-updated", _unfreeze)
     app.connect("build-finished", _unfreeze)

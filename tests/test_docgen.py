@@ -456,28 +456,36 @@ def test_docs_readers_share_the_cores_with_the_matrices_they_compute(tmp_path, m
 
 
 def test_docs_readers_are_forked_from_a_frozen_main_process(tmp_path, monkeypatch):
-    """The pages are read (and their matrices computed) while the main
-    process's objects are frozen out of the collector's reach: a reader
-    forked from it does not copy them all by collecting; after the read,
-    they are unfrozen."""
+    """The pages are read (and the matrices computed, by the pool before
+    the read) while the main process's objects are frozen out of the
+    collector's reach: a reader or a process of the pool forked from it
+    does not copy them all by collecting; after the read, they are unfrozen."""
     pytest.importorskip("sphinx", reason="the docs extra is not installed")
     import gc
     import atoll.verify.cache as C
     from atoll.cli import main
     marks = tmp_path / "frozen"
     marks.mkdir()
-    real = C.run
+    real_matrix, real_task = C.ResultCache.matrix, C._run_task
 
-    def run(*a, **k):   # a matrix computed (in a reader, maybe a forked process: it leaves a mark)
-        (marks / f"{os.getpid()}-{len(list(marks.iterdir()))}").write_text(str(gc.get_freeze_count()))
-        return real(*a, **k)
-    monkeypatch.setattr(C, "run", run)
+    def mark(kind):   # (in a reader or a process of the pool, forked: it leaves a mark)
+        (marks / f"{kind}-{os.getpid()}-{len(list(marks.iterdir()))}").write_text(str(gc.get_freeze_count()))
+
+    def matrix(*a, **k):   # a page reader reads a matrix
+        mark("reader")
+        return real_matrix(*a, **k)
+
+    def task(*a, **k):   # the pool computes a configuration, before the pages are read
+        mark("pool")
+        return real_task(*a, **k)
+    monkeypatch.setattr(C.ResultCache, "matrix", matrix)
+    monkeypatch.setattr(C, "_run_task", task)
     spec = tmp_path / "nim.atoll"
     spec.write_text((ROOT / "tests" / "good" / "nim.atoll").read_text())
     assert gc.get_freeze_count() == 0
     assert main(["docs", str(spec), "-o", str(tmp_path / "site"), "-j", "2", "--games", "2"]) == 0
-    seen = [int(m.read_text()) for m in marks.iterdir()]
-    assert seen and all(n > 0 for n in seen)
+    seen = {m.name.split("-")[0]: int(m.read_text()) for m in marks.iterdir()}
+    assert set(seen) == {"reader", "pool"} and all(n > 0 for n in seen.values())
     assert gc.get_freeze_count() == 0
 
 
@@ -501,3 +509,147 @@ def test_a_docs_matrix_is_computed_on_a_fresh_stack(tmp_path, monkeypatch):
     monkeypatch.setattr(C, "run", fails)
     with pytest.raises(ValueError, match="in the verifier"):
         C.ResultCache(tmp_path / "cache2", C.Budget(games=2), jobs=1).matrix(spec)
+
+
+# ---------------------------------------------------------------- the pool of a docs build
+
+def _entries(folder):
+    """The results a cache folder holds, by file, without their times."""
+    out = {}
+    for p in Path(folder).glob("*.json"):
+        if p.name == "timings.json":
+            continue
+        data = json.loads(p.read_text())
+        for r in data["results"]:
+            r.pop("seconds")
+        out[p.name] = data
+    return out
+
+
+def _pool_specs(tmp_path):
+    from test_matrix_sharing import SPEC as SMALL
+    g = tmp_path / "g.atoll"
+    g.write_text(SMALL)
+    return [g, ROOT / "tests" / "good" / "sealed_bids.atoll"]   # sealed_bids has an example
+
+
+def test_the_docs_pool_stores_what_the_readers_computed(tmp_path):
+    """``ResultCache.fill`` (every configuration of several specs, one task
+    each, in one pool, the longest first) stores the very entries that
+    ``ResultCache.matrix`` (a page reader, each spec's configurations in
+    order in one process) stores: the same keys, the same results (shared
+    checks, examples, counterexamples...)."""
+    import atoll.verify.cache as C
+    specs = _pool_specs(tmp_path)
+    said = []
+    pool = C.ResultCache(tmp_path / "pool", C.Budget(games=3))
+    assert pool.fill(specs, 1, said.append) == {str(s): "stored" for s in specs}
+    readers = C.ResultCache(tmp_path / "readers", C.Budget(games=3), jobs=1)
+    for s in specs:
+        readers.matrix(s)
+    assert len(_entries(tmp_path / "pool")) == 4 + 3
+    assert _entries(tmp_path / "pool") == _entries(tmp_path / "readers")
+    done = [line for line in said if line.startswith("[")]
+    assert len(done) == 4 + 3 + 1 and done[-1].startswith("[8/8]")   # the examples: a task
+    assert [line.split("] ")[1].split(" (")[0] for line in done].index("sealed_bids.atoll: 4 players") < \
+        [line.split("] ")[1].split(" (")[0] for line in done].index("sealed_bids.atoll: 2 players")
+
+
+def test_the_docs_pool_hands_out_the_longest_tasks_first(tmp_path):
+    """The order of the tasks: by their CPU time at the last run (kept in
+    the cache folder) when there is one, else by a static guess (the
+    actions of the configuration's first random game, times its spec's CPU
+    time per action), the timed ones first; with one process, the order
+    they run in. The results do not depend on the order: each task runs in
+    a process of its own (in one long-lived process, the z3 model of sealed
+    bids' `order_free` induction attempt, shown in its detail, came out
+    otherwise after other checks)."""
+    import atoll.verify.cache as C
+    specs = _pool_specs(tmp_path)
+    said = []
+    C.ResultCache(tmp_path / "first", C.Budget(games=3)).fill(specs, 1, said.append)
+    names = [line.split("] ")[1].split(" (")[0] for line in said if line.startswith("[")]
+    g = [n for n in names if n.startswith("g.atoll")]
+    sealed = [n for n in names if n.startswith("sealed_bids")]
+    # first games of 6, 6, 3, 3 actions (two at a time when fast), and of 12, 9, 6 (a bid each)
+    assert g == ["g.atoll: 2 players, fast=False", "g.atoll: 3 players, fast=False",
+                 "g.atoll: 2 players, fast=True", "g.atoll: 3 players, fast=True"]
+    assert sealed == ["sealed_bids.atoll: 4 players", "sealed_bids.atoll: 3 players",
+                      "sealed_bids.atoll: 2 players", "sealed_bids.atoll: examples"]
+    assert names[-1] == "sealed_bids.atoll: examples"
+    timings = json.loads((tmp_path / "first" / "timings.json").read_text())
+    assert len(timings) == 8 and all(v >= 0 for v in timings.values())
+    # the last run's times, made up: g's configurations first, the fast ones first of all
+    slow = {k: (100.0 if "g.atoll" in k else 1.0) + (50.0 if '"fast": true' in k else 0.0)
+            for k in timings}
+    (tmp_path / "second").mkdir()
+    (tmp_path / "second" / "timings.json").write_text(json.dumps(slow))
+    said = []
+    C.ResultCache(tmp_path / "second", C.Budget(games=3)).fill(specs, 1, said.append)
+    names = [line.split("] ")[1].split(" (")[0] for line in said if line.startswith("[")]
+    assert names[:4] == ["g.atoll: 2 players, fast=True", "g.atoll: 3 players, fast=True",
+                         "g.atoll: 2 players, fast=False", "g.atoll: 3 players, fast=False"]
+    assert _entries(tmp_path / "first") == _entries(tmp_path / "second")
+
+
+def test_the_docs_pool_starts_nothing_when_everything_is_cached(tmp_path, monkeypatch):
+    """A rebuild: no process started, nothing planned, and not even a spec
+    compiled (a spec's complete matrix is noted with the digest of the
+    files it read); a changed spec, or a missing entry, is computed again."""
+    import atoll.verify.cache as C
+    specs = _pool_specs(tmp_path)
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    rc.fill(specs, 2)
+    done = []
+    real_compile = C.pipeline.compile_spec
+    monkeypatch.setattr(C, "each_in_a_fork", lambda *a, **k: done.append("forked"))
+    monkeypatch.setattr(C.runner, "plan_checks", lambda *a, **k: done.append("planned"))
+    monkeypatch.setattr(C.pipeline, "compile_spec", lambda *a, **k: done.append("compiled"))
+    assert C.ResultCache(tmp_path / "cache", C.Budget(games=3)).fill(specs, 2) == \
+        {str(s): "cached" for s in specs}
+    assert done == []
+    monkeypatch.setattr(C.pipeline, "compile_spec", real_compile)
+    (tmp_path / "cache" / next(iter(_entries(tmp_path / "cache")))).unlink()   # one missing
+    with pytest.raises(TypeError):   # planned again (the fake plan_checks returns nothing)
+        C.ResultCache(tmp_path / "cache", C.Budget(games=3)).fill(specs, 2)
+    assert done == ["planned"]
+    monkeypatch.undo()
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    assert sorted(rc.fill(specs, 2).values()) == ["cached", "stored"]   # the missing one
+    specs[0].write_text(specs[0].read_text().replace("reads nothing of the matrix", "reads nothing"))
+    assert rc.fill(specs, 2) == {str(specs[0]): "stored", str(specs[1]): "cached"}   # a changed spec
+
+
+def test_a_spec_whose_task_fails_in_the_pool_is_left_to_its_pages(tmp_path, monkeypatch):
+    """An error in one spec's task: nothing of that spec is stored (its
+    pages compute it and report the error as they always did), the other
+    specs are stored, and the build goes on."""
+    import atoll.verify.cache as C
+    specs = _pool_specs(tmp_path)
+    real = C.runner._run_config
+
+    def fails_for_g(spec_path, *a, **k):   # in the forked process
+        if spec_path.endswith("g.atoll") and a[4] == 3:
+            raise ValueError("in the verifier")
+        return real(spec_path, *a, **k)
+    monkeypatch.setattr(C.runner, "_run_config", fails_for_g)
+    said = []
+    rc = C.ResultCache(tmp_path / "cache", C.Budget(games=3))
+    assert rc.fill(specs, 2, said.append) == {str(specs[0]): "failed", str(specs[1]): "stored"}
+    assert any("g.atoll: ValueError: in the verifier" in line for line in said)
+    assert {d["spec"] for d in _entries(tmp_path / "cache").values()} == {str(specs[1])}
+    with pytest.raises(ValueError, match="in the verifier"):
+        rc.matrix(specs[0], jobs=1)   # as a page reader meets it
+
+
+def test_the_docs_pool_has_the_processes_the_readers_had(monkeypatch):
+    """`atoll docs -j N`: N readers x ``atoll_matrix_jobs`` processes each
+    (0: the cores shared among the readers), now in one pool."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed")
+    from types import SimpleNamespace
+    from atoll import sphinx as S
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    app = lambda parallel, each: SimpleNamespace(parallel=parallel,
+                                                 config=SimpleNamespace(atoll_matrix_jobs=each))
+    assert [S.pool_size(app(*a)) for a in ((4, 2), (8, 1), (1, 8), (0, 0), (1, 0), (2, 0), (16, 0))] == \
+        [8, 8, 8, 8, 8, 8, 16]

@@ -166,11 +166,69 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                                         did_you_mean(u, list(prog.properties) + list(prog.examples)))
                                 for u in sorted(unknown)])
         props = [p for p in props if p.name in wanted]
-    results = []
-    configs = configurations(comp, players, options or {}, matrix)
+    plan, axes = plan_checks(comp, props, configurations(comp, players, options or {}, matrix),
+                             options or {})
+    total = sum(1 for *_, todo in plan for _, own in todo if own is None)
+    computed = {}
+    args = (str(spec_path), games, seed, timeout_ms, axes)
+    done = [0]
+
+    def tick(name):
+        done[0] += 1
+        if progress:
+            progress(done[0], total, name)
+
+    tasks = plan_tasks(plan)
+    if dask is not None or (jobs > 1 and len(tasks) > 1):
+        tasks = _longest_first(comp, tasks, seed)
+    if dask is not None:
+        import concurrent.futures as cf
+        from atoll import simulation
+        from atoll.dask_verify import dask_pool
+        bundle = simulation.spec_bundle(spec_path)
+        with dask_pool(dask, jobs if dask == "local" else None, dask_timeout) as pool:
+            futs = [pool.submit(run_task, (bundle, *args, n, opts, names)) for n, opts, names in tasks]
+            for f in cf.as_completed(futs):
+                for r in f.result():
+                    computed[computed_key(r)] = r
+                    tick(r.property)
+    elif jobs > 1 and len(tasks) > 1:
+        import concurrent.futures as cf
+        import multiprocessing
+        _FORKED[str(spec_path)] = comp   # the workers fork with it: no compiling again
+        with _frozen_for_fork(), \
+                cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
+            futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
+            for f in cf.as_completed(futs):
+                for r in f.result():
+                    computed[computed_key(r)] = r
+                    tick(r.property)
+    else:
+        for n, opts, names in tasks:
+            for r in _run_config(*args, n, opts, names, comp=comp, on_result=lambda r: tick(r.property)):
+                computed[computed_key(r)] = r
+    results = assemble(prog, plan, computed, axes)
+    if by_config is not None:
+        by_config.extend(results)
+    results = [r for *_, mine in results for r in mine]
+    if examples:   # once: each example sets its own players and options
+        from atoll.verify.examples import run_examples
+        ran = run_examples(comp, set(only) if only else None)
+        if by_config is not None:
+            for *_, mine in by_config:
+                mine.extend(ran)
+        results += ran
+    return results
+
+
+def plan_checks(comp, props, configs, options: dict):
+    """Which configuration computes each check, the others sharing it: a
+    list of (players, options, the game's complete options, [(property,
+    None or the (players, options) that computes it)]) per configuration,
+    and the axes the results name."""
+    prog = comp.program
     modes = [a.strip() for a in str(prog.meta("modes", "")).split(",") if a.strip()]
-    axes = tuple(modes + [k for k in (options or {}) if k not in modes])
-    # Which configuration computes each check; the others share it.
+    axes = tuple(modes + [k for k in options if k not in modes])
     plan, owner = [], {}
     for n, opts in configs:
         game = pipeline.instantiate(comp, n, opts)
@@ -186,45 +244,23 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                     owner[key] = (n, dict(game.options))
                 todo.append((pr.name, None))
         plan.append((n, opts, game.options, todo))
-    total = sum(1 for *_, todo in plan for _, own in todo if own is None)
-    computed = {}
-    args = (str(spec_path), games, seed, timeout_ms, axes)
-    done = [0]
+    return plan, axes
 
-    def tick(name):
-        done[0] += 1
-        if progress:
-            progress(done[0], total, name)
 
-    tasks = [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
-    if dask is not None or (jobs > 1 and len(tasks) > 1):
-        tasks = _longest_first(comp, tasks, seed)
-    if dask is not None:
-        import concurrent.futures as cf
-        from atoll import simulation
-        from atoll.dask_verify import dask_pool
-        bundle = simulation.spec_bundle(spec_path)
-        with dask_pool(dask, jobs if dask == "local" else None, dask_timeout) as pool:
-            futs = [pool.submit(run_task, (bundle, *args, n, opts, names)) for n, opts, names in tasks]
-            for f in cf.as_completed(futs):
-                for r in f.result():
-                    computed[(r.property, r.players, _frozen(r.options))] = r
-                    tick(r.property)
-    elif jobs > 1 and len(tasks) > 1:
-        import concurrent.futures as cf
-        import multiprocessing
-        _FORKED[str(spec_path)] = comp   # the workers fork with it: no compiling again
-        with _frozen_for_fork(), \
-                cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as ex:
-            futs = {ex.submit(_run_config, *args, n, opts, names): (n, names) for n, opts, names in tasks}
-            for f in cf.as_completed(futs):
-                for r in f.result():
-                    computed[(r.property, r.players, _frozen(r.options))] = r
-                    tick(r.property)
-    else:
-        for n, opts, names in tasks:
-            for r in _run_config(*args, n, opts, names, comp=comp, on_result=lambda r: tick(r.property)):
-                computed[(r.property, r.players, _frozen(r.options))] = r
+def plan_tasks(plan) -> list:
+    """(players, options, the properties it computes) of each configuration of a plan."""
+    return [(n, opts, [name for name, own in todo if own is None]) for n, opts, _, todo in plan]
+
+
+def computed_key(r: V.Result) -> tuple:
+    """How :func:`assemble` finds a computed result."""
+    return (r.property, r.players, _frozen(r.options))
+
+
+def assemble(prog, plan, computed: dict, axes) -> list:
+    """(players, options, results) of each configuration of a plan, from the
+    results computed (by :func:`computed_key`): a shared check is shown as such."""
+    out = []
     for n, opts, game_opts, todo in plan:
         mine = []
         for name, own in todo:
@@ -233,18 +269,8 @@ def run(spec_path: str, players: Optional[int] = None, options: Optional[dict] =
                 continue
             first = computed[(name, own[0], _frozen(own[1]))]
             mine.append(_shared(prog, first, n, game_opts, axes))
-        results.append((n, opts, mine))
-    if by_config is not None:
-        by_config.extend(results)
-    results = [r for *_, mine in results for r in mine]
-    if examples:   # once: each example sets its own players and options
-        from atoll.verify.examples import run_examples
-        ran = run_examples(comp, set(only) if only else None)
-        if by_config is not None:
-            for *_, mine in by_config:
-                mine.extend(ran)
-        results += ran
-    return results
+        out.append((n, opts, mine))
+    return out
 
 
 PROBE_ACTIONS = 2000   # the most actions of the game that tells a configuration's length

@@ -206,6 +206,7 @@ def write_pages(app) -> None:
         except (SpecError, OSError) as e:
             logging.getLogger(__name__).warning(f"atoll: cannot read the specs: {e}")
             entries = []
+        app.atoll_entries = entries   # whose matrices to verify before the pages are read
         files.update(pages(entries, srcdir, cfg.atoll_pages, cfg.atoll_dashboard_variants))
         owned.append(cfg.atoll_pages)
     if cfg.atoll_diagnostics:
