@@ -168,6 +168,7 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
     phase_list = None if g._any_sim or st.chance_mode != "auto" else g._phase_list
     act_steps, imm, flend, int_watch, most = g._act_steps, g._imm_test, g._flend, g._int_watch, R.MAX_LEGAL
     Transaction, X = R.Transaction, None
+    million = range(1_000_000)
     while st.outcome is None:
         L = st._legal
         if L is None and phase_list is not None and st.pending is None and st.choosing is None:
@@ -209,6 +210,7 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
                         X.end = X.outcome = X.last = None
                         X.events = []
                     effect, where, done, repeat, where_done, donem = act_steps[ai]
+                    flow = False
                     try:
                         ctl[6] = True
                         g._where = where
@@ -222,7 +224,7 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
                         if X.end == "phase" and X.outcome is None and ends < 0 and not ctl[5] \
                                 and flend is not None:
                             X.end = None
-                            g._flow(st, S, ctl, X)
+                            flow = True
                         elif X.outcome is not None or X.end is not None or ends >= 0 or ctl[5]:
                             if not g._after_effects(st, X, imm is not None and ends < 0):
                                 g._settle(st, X)
@@ -243,12 +245,20 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
                                     ctl[5] = True
                                     g._settle(st, X)
                                 elif flend is not None:   # the generated flow from here
-                                    g._flow(st, S, ctl, X)
+                                    flow = True
                                 else:
                                     g._next_phase(st, X)
                                     g._settle(st, X)
                             elif M:
                                 st._memo = (S, ctl, M)
+                        if flow:   # FlowEngine._flow, written out
+                            step = flend[ctl[0]][ctl[1]][ctl[3]]
+                            for _ in million:
+                                step = step(g, st, S, ctl, X)
+                                if step is None:
+                                    break
+                            else:
+                                raise R.ModelError("the flow ran a million automatic steps without a decision")
                         for w, ok in int_watch:   # as _transact
                             v = S[w]
                             if v is not S0[w] and v is not None and not ok(v, S0[w]):
