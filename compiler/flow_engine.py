@@ -18,6 +18,9 @@ class FlowEngine:
     #: builtins are a short list without the exceptions).
     _Error = Exception
 
+    #: What the generated flow compares a seat's class with (the same list of builtins).
+    _Int = int
+
     def _phase_name(self, st: State) -> str:
         return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
 

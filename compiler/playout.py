@@ -165,15 +165,17 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
     hist = st._hist
     rounds = g.rounds
     # the written-out step: one player decides, chance from the stream
-    phase_list = None if g._any_sim or st.chance_mode != "auto" else g._phase_list
+    # each position's phase listing (rounds, stages, phases), found as g._phase_list finds it by name
+    at = None if g._any_sim or st.chance_mode != "auto" else \
+        [[[g._phase_list[name] for name in stage[1]] for stage in rd] for rd in rounds]
     act_steps, imm, flend, int_watch, most = g._act_steps, g._imm_test, g._flend, g._int_watch, R.MAX_LEGAL
     Transaction, X = R.Transaction, None
     million = range(1_000_000)
     while st.outcome is None:
         L = st._legal
-        if L is None and phase_list is not None and st.pending is None and st.choosing is None:
+        if L is None and at is not None and st.pending is None and st.choosing is None:
             ctl0, S0 = st.ctl, st.S
-            listing = phase_list[rounds[ctl0[0]][ctl0[1]][1][ctl0[3]]]
+            listing = at[ctl0[0]][ctl0[1]][ctl0[3]]
             if listing is not None:
                 me = ctl0[4][ctl0[2] % len(ctl0[4])]
                 m = st._memo
