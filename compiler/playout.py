@@ -160,7 +160,11 @@ def play_random(g, seed: int, rng=None, max_steps: int = 0):
     (a listing that fails or lists too many moves, a chance node, a choice
     inside an effect) goes the general way, ``legal_moves``/``apply_move``."""
     st = g.new_initial_state(seed=seed)
-    randrange = (random.Random(seed) if rng is None else rng).randrange
+    r = random.Random(seed) if rng is None else rng
+    # random.Random.randrange(n) for n >= 1 is _randbelow(n) (CPython's random.py:
+    # the same numbers from the same stream); any other generator, or a subclass
+    # that may give randrange its own numbers, is asked by randrange
+    randrange = r._randbelow if type(r) is random.Random else r.randrange
     steps = 0
     hist = st._hist
     rounds = g.rounds

@@ -147,3 +147,25 @@ def test_the_transaction_kept_for_the_game_starts_afresh_after_a_choice(tmp_path
         assert sa == sb and _seen(a) == _seen(b), seed
         waited += sum(1 for h in a.history if h >= 1 << 16)   # the picks (their ids carry the choice)
     assert waited
+
+
+def test_a_generator_of_its_own_is_asked_by_randrange():
+    """play_random draws from random.Random by its _randbelow (what randrange(n)
+    returns for n >= 1); a subclass with a randrange of its own is asked by it."""
+    game = atoll.load(str(ROOT / "spec" / "masterislands.atoll"), players=2)
+
+    class Last(random.Random):
+        def randrange(self, n):
+            return n - 1
+
+    a, _ = playout.play_random(game, 0, rng=Last(0), max_steps=40)
+    st = game.new_initial_state(seed=0)
+    for _ in range(40):
+        moves = playout.legal_moves(game, st)
+        if st.outcome is not None or not moves:
+            break
+        playout.apply_move(game, st, len(moves) - 1)
+    assert a.history == st.history
+    b, _ = playout.play_random(game, 0, rng=random.Random(0), max_steps=40)
+    c, _ = playout.play_random(game, 0, max_steps=40)
+    assert b.history == c.history == _general(game, 0, 40)[0].history
