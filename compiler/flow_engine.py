@@ -265,7 +265,11 @@ class FlowEngine:
         player decides (no simultaneous stage in the game): the same steps,
         the way they go after most actions written out (no ending, no `end
         phase`/`end turn`, the phase not done: the player decides again);
-        anything else goes on as ``_transact`` goes."""
+        anything else goes on as ``_transact`` goes.
+
+        ``playout.play_random`` runs a copy of this method written out in its
+        loop (with chance from the stream): a change here is made there too
+        (``tests/test_play_step.py`` plays every spec both ways)."""
         S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
         S = st.S = S0.copy()
         ctl = st.ctl = ctl0.copy()
