@@ -18,6 +18,9 @@ class FlowEngine:
     #: builtins are a short list without the exceptions).
     _Error = Exception
 
+    #: What the generated flow compares a seat's class with (the same list of builtins).
+    _Int = int
+
     def _phase_name(self, st: State) -> str:
         return self.rounds[st.ctl[0]][st.ctl[1]][1][st.ctl[3]]
 
@@ -262,7 +265,11 @@ class FlowEngine:
         player decides (no simultaneous stage in the game): the same steps,
         the way they go after most actions written out (no ending, no `end
         phase`/`end turn`, the phase not done: the player decides again);
-        anything else goes on as ``_transact`` goes."""
+        anything else goes on as ``_transact`` goes.
+
+        ``playout.play_random`` runs a copy of this method written out in its
+        loop (with chance from the stream): a change here is made there too
+        (``tests/test_play_step.py`` plays every spec both ways)."""
         S0, ctl0, outcome0 = st.S, st.ctl, st.outcome
         S = st.S = S0.copy()
         ctl = st.ctl = ctl0.copy()

@@ -243,7 +243,13 @@ class FlowLowerer(Lowerer):
             else:
                 slot = self.layout.slots[("state", st.keeper)]
                 E("players = ctl[4]", 1)
-                E(f"k = (G._keeper_seat(st, {slot}, players) + 1) % len(players)", 1)
+                # FlowEngine._keeper_seat, where `v` holds a seat of the stage (its
+                # first try: the player `v` names); anything else asks it
+                E(f"v = S[{slot}]", 1)
+                E("if v.__class__ is G._Int and v in players and 0 <= v < NP:", 1)
+                E("k = (players.index(v) + 1) % len(players)", 2)
+                E("else:", 1)
+                E(f"k = (G._keeper_seat(st, {slot}, players) + 1) % len(players)", 2)
                 E("ctl[2] += (k - ctl[2]) % len(players) or len(players)", 1)
                 E(f"S[{slot}] = players[k]", 1)
             if st.until is not None:

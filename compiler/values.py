@@ -197,6 +197,9 @@ class ValueCodec:
         seats whose value changed are tested; in a map whose values need no
         test, only the keys ``old`` does not have."""
         whole = self.bounded(t, records)
+        if t == "int":   # whole(new), without the second call
+            B = INT_BOUND
+            return lambda new, old: -B < new < B
         if whole is None or not isinstance(t, tuple):
             return None if whole is None else (lambda new, old: whole(new))
         if t == ("player", "int"):
